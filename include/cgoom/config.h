@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The configuration file (SPEC section 7), git-config style:
+ *
+ *   # comment            ; comment
+ *   [daemon]
+ *   mem_available_min = 5%
+ *   [cgroup "/cg3"]
+ *   oom_policy = tree
+ *
+ * Pure: cgoom_config_parse() takes (buf, len) and never touches files.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgoom/types.h"
+
+/* A threshold given either as a share of a total ("5%", "2.5%") or as an
+ * absolute size ("64M"). */
+struct cgoom_share {
+	bool is_percent;
+	uint64_t value; /* percent: hundredths of a percent (5% -> 500); else bytes */
+};
+
+/* Resolves a share against a total in bytes. */
+uint64_t cgoom_share_of(const struct cgoom_share *s, uint64_t total);
+
+struct cgoom_cgroup_conf {
+	char *path; /* normalized: "/" or "/a/b", no trailing slash */
+	int line;   /* line of its first [cgroup "..."] header */
+	bool has_policy, has_pref, has_bias, has_delegate, has_margin, has_guard_band;
+	enum cgoom_policy policy;
+	enum cgoom_pref pref;
+	int bias; /* -1000..1000 */
+	bool delegate;
+	struct cgoom_share margin;
+	uint64_t guard_band; /* bytes; 0 = no guard band */
+	int policy_line, pref_line, bias_line;
+};
+
+struct cgoom_config {
+	/* [daemon] */
+	struct cgoom_share mem_available_min; /* default 5% */
+	struct cgoom_share swap_free_min;     /* default 10% */
+	uint64_t psi_full_stall_us;           /* default 100ms */
+	uint64_t psi_full_window_us;          /* default 1s */
+	struct cgoom_share margin;            /* default 2% */
+	uint64_t guard_band;                  /* default 0 ("no") */
+	uint64_t kill_wait_us;                /* default 10s */
+	uint64_t term_grace_us;               /* default 0 */
+	char *pre_kill_hook;                  /* NULL when unset */
+	char *event_log;                      /* NULL when unset */
+	char *metrics_file;                   /* NULL when unset */
+
+	struct cgoom_cgroup_conf *cgroups; /* in order of first appearance */
+	size_t n_cgroups;
+};
+
+struct cgoom_config_error {
+	int line; /* 1-based; 0 when not about a line */
+	char msg[256];
+};
+
+/* Fills *c with the defaults above (no cgroup sections). */
+void cgoom_config_init(struct cgoom_config *c);
+
+/* Parses buf into *ret (which it initializes first). On error returns a
+ * negative errno (-EINVAL for bad content, -ENOMEM), fills *err and
+ * leaves *ret empty (freed). Rules:
+ *  - blank lines and lines starting with '#' or ';' are ignored; a value
+ *    may be followed by " # comment" or " ; comment";
+ *  - sections: [daemon] and [cgroup "PATH"]; PATH must be absolute,
+ *    without "." or ".." components, NUL or control bytes; it is
+ *    normalized (duplicate and trailing slashes dropped); a repeated
+ *    section merges with the first;
+ *  - a key outside a section, an unknown section or key, a bad value or
+ *    the same key twice in one section is an error;
+ *  - oom_policy = tree on [cgroup "/"] is an error (as in the seed).
+ * Values: oom_policy none|cgroup|tree; preference omit|avoid|none|prefer;
+ * bias -1000..1000; delegate yes|no (also true/false/1/0/on/off);
+ * sizes 123, 64K, 64M, 1G, 1T (binary units, optional B/iB);
+ * shares 5% or 2.5% or a size; durations 100ms, 1s, 2m, 500us (a bare
+ * number is an error); psi_full STALL/WINDOW with STALL <= WINDOW;
+ * guard_band no|SIZE; strings (pre_kill_hook, event_log, metrics_file)
+ * taken verbatim after trimming, optionally in double quotes. */
+int cgoom_config_parse(const char *buf, size_t len, struct cgoom_config *ret,
+		       struct cgoom_config_error *err);
+
+/* Exact match on a normalized path, or NULL. */
+const struct cgoom_cgroup_conf *cgoom_config_find(const struct cgoom_config *c, const char *path);
+
+/* Normalizes a cgroup path as the config does: into ret (cap bytes).
+ * -EINVAL if not absolute or it has "."/".." components or bad bytes. */
+int cgoom_path_normalize(const char *in, char *ret, size_t cap);
+
+void cgoom_config_free(struct cgoom_config *c); /* accepts an empty config */
+
+/* Value parsers, exported for tests and the CLI. Each takes a
+ * NUL-terminated, already-trimmed string. */
+int cgoom_parse_size(const char *s, uint64_t *ret);
+int cgoom_parse_share(const char *s, struct cgoom_share *ret);
+int cgoom_parse_duration_us(const char *s, uint64_t *ret);

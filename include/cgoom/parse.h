@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Parsers for the cgroupfs and procfs files cgoom reads.
+ *
+ * Contract shared by every function here:
+ *  - input is (buf, len); buf need not be NUL-terminated and may contain
+ *    NUL bytes, arbitrary binary, or be truncated anywhere;
+ *  - no syscalls, no logging, no global state;
+ *  - return 0 (or a documented non-negative count) on success and a
+ *    negative errno on failure: -EBADMSG for malformed input, -ERANGE for
+ *    a number out of range, -ENOENT for a required key that is missing;
+ *  - ret_ outputs are written only on success.
+ * Units: every memory figure is returned in bytes (kB fields are scaled,
+ * saturating at UINT64_MAX), except where a field name says _pages.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* memory.stat (cgroup v2). Unknown keys are ignored. */
+enum {
+	CGOOM_MEMSTAT_ANON = 1u << 0,
+	CGOOM_MEMSTAT_FILE = 1u << 1,
+	CGOOM_MEMSTAT_KERNEL_STACK = 1u << 2,
+	CGOOM_MEMSTAT_SOCK = 1u << 3,
+	CGOOM_MEMSTAT_SLAB_UNRECLAIMABLE = 1u << 4,
+	CGOOM_MEMSTAT_ACTIVE_ANON = 1u << 5,
+	CGOOM_MEMSTAT_INACTIVE_ANON = 1u << 6,
+	CGOOM_MEMSTAT_UNEVICTABLE = 1u << 7,
+	/* the keys cgoom's footprint formula needs */
+	CGOOM_MEMSTAT_FOOTPRINT_KEYS = CGOOM_MEMSTAT_KERNEL_STACK | CGOOM_MEMSTAT_SOCK |
+				       CGOOM_MEMSTAT_SLAB_UNRECLAIMABLE |
+				       CGOOM_MEMSTAT_ACTIVE_ANON | CGOOM_MEMSTAT_INACTIVE_ANON,
+};
+
+struct cgoom_memstat {
+	uint64_t anon, file, kernel_stack, sock, slab_unreclaimable;
+	uint64_t active_anon, inactive_anon, unevictable;
+	unsigned present; /* CGOOM_MEMSTAT_* bits of the keys seen */
+};
+
+/* Parses "key value\n" lines. A line whose value is not a decimal u64,
+ * or a key seen twice, is -EBADMSG. Missing footprint keys are -ENOENT. */
+int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret);
+
+/* memory.events / memory.events.local. Missing keys read as 0. */
+enum {
+	CGOOM_MEMEVENTS_LOW = 1u << 0,
+	CGOOM_MEMEVENTS_HIGH = 1u << 1,
+	CGOOM_MEMEVENTS_MAX = 1u << 2,
+	CGOOM_MEMEVENTS_OOM = 1u << 3,
+	CGOOM_MEMEVENTS_OOM_KILL = 1u << 4,
+	CGOOM_MEMEVENTS_OOM_GROUP_KILL = 1u << 5,
+};
+struct cgoom_memevents {
+	uint64_t low, high, max, oom, oom_kill, oom_group_kill;
+	unsigned present;
+};
+int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *ret);
+
+/* memory.pressure and /proc/pressure/{memory,cpu,io}:
+ *   some avg10=0.12 avg60=0.00 avg300=0.00 total=12345
+ *   full avg10=0.00 avg60=0.00 avg300=0.00 total=0
+ * avgN are stored in hundredths of a percent (0.12 -> 12, 100.00 -> 10000),
+ * total in microseconds. "full" may be absent (cpu before 5.13). A "some"
+ * line is required. */
+struct cgoom_psi_line {
+	uint32_t avg10, avg60, avg300;
+	uint64_t total_us;
+	bool present;
+};
+struct cgoom_pressure {
+	struct cgoom_psi_line some, full;
+};
+int cgoom_parse_pressure(const char *buf, size_t len, struct cgoom_pressure *ret);
+
+/* /proc/meminfo. MemTotal is required (-ENOENT without it). */
+enum {
+	CGOOM_MEMINFO_MEM_TOTAL = 1u << 0,
+	CGOOM_MEMINFO_MEM_FREE = 1u << 1,
+	CGOOM_MEMINFO_MEM_AVAILABLE = 1u << 2,
+	CGOOM_MEMINFO_SWAP_TOTAL = 1u << 3,
+	CGOOM_MEMINFO_SWAP_FREE = 1u << 4,
+	CGOOM_MEMINFO_ACTIVE_ANON = 1u << 5,
+	CGOOM_MEMINFO_INACTIVE_ANON = 1u << 6,
+	CGOOM_MEMINFO_SUNRECLAIM = 1u << 7,
+	CGOOM_MEMINFO_KERNEL_STACK = 1u << 8,
+};
+struct cgoom_meminfo {
+	uint64_t mem_total, mem_free, mem_available, swap_total, swap_free;
+	uint64_t active_anon, inactive_anon, sunreclaim, kernel_stack;
+	unsigned present;
+};
+int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret);
+
+/* /proc/net/sockstat: the "mem" field of the TCP: and UDP: lines, in
+ * pages. A missing line reads as 0; a malformed one is -EBADMSG. */
+struct cgoom_sockstat {
+	uint64_t tcp_mem_pages, udp_mem_pages;
+};
+int cgoom_parse_sockstat(const char *buf, size_t len, struct cgoom_sockstat *ret);
+
+/* /proc/PID/status. Kernel threads and zombies have no Vm* lines; those
+ * read as 0 and has_mm is false. Name, State, Tgid are required. */
+struct cgoom_pid_status {
+	char name[64]; /* as printed (kernel-escaped), NUL-terminated, truncated */
+	char state;    /* 'R', 'S', 'Z', ... */
+	int tgid, pid, ppid;
+	uint32_t uid; /* real uid */
+	uint64_t vm_rss, vm_swap, vm_pte; /* bytes */
+	bool has_mm;                      /* a VmRSS line was present */
+	int kthread;                      /* "Kthread:" line: 0/1, or -1 if absent */
+};
+int cgoom_parse_pid_status(const char *buf, size_t len, struct cgoom_pid_status *ret);
+
+/* /proc/PID/stat. comm is everything between the first '(' and the last
+ * ')', so a name like "foo) Z 1 (" cannot shift the fields after it. */
+#define CGOOM_PF_KTHREAD 0x00200000u
+struct cgoom_pid_stat {
+	int pid;
+	char comm[64]; /* NUL-terminated, truncated */
+	char state;
+	int ppid;
+	uint32_t flags;     /* field 9 */
+	uint64_t starttime; /* field 22, clock ticks after boot */
+	int64_t rss_pages;  /* field 24 */
+};
+int cgoom_parse_pid_stat(const char *buf, size_t len, struct cgoom_pid_stat *ret);
+
+/* /proc/PID/cgroup: copies the path of the cgroup v2 line "0::PATH"
+ * into ret (NUL-terminated). -ENOENT without such a line, -ENAMETOOLONG
+ * if it does not fit in cap bytes. Paths are kept byte-exact. */
+int cgoom_parse_pid_cgroup(const char *buf, size_t len, char *ret, size_t cap);
+
+/* A single integer with optional surrounding whitespace (oom_score_adj,
+ * memory.oom.group, xattr values). -ERANGE outside [min, max]. */
+int cgoom_parse_int(const char *buf, size_t len, int64_t min, int64_t max, int64_t *ret);
+
+/* memory.max, memory.swap.max, memory.high: "max" -> UINT64_MAX, else a
+ * decimal byte count. */
+int cgoom_parse_limit(const char *buf, size_t len, uint64_t *ret);
+
+/* A single u64 (memory.current, memory.swap.current). */
+int cgoom_parse_u64(const char *buf, size_t len, uint64_t *ret);
+
+/* cgroup.procs: one PID per line. Stores up to cap PIDs in ret and
+ * returns how many the buffer holds (which may exceed cap: call again
+ * with more room). PIDs must be in 1..4194304. */
+int cgoom_parse_pids(const char *buf, size_t len, int *ret, size_t cap);
+
+/* cgroup.controllers / cgroup.subtree_control: space-separated names.
+ * Sets *ret to whether `name` is listed. */
+int cgoom_parse_has_controller(const char *buf, size_t len, const char *name, bool *ret);
+
+/* A boolean xattr value ("1"/"0", "yes"/"no", "true"/"false", "on"/"off",
+ * case-insensitive, optional trailing NUL or newline). */
+int cgoom_parse_bool(const char *buf, size_t len, bool *ret);

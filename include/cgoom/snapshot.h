@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * A snapshot: everything the engine decides on, collected before any
+ * decision (STYLE 1). Built by src/shared/reader.c from cgroupfs/procfs,
+ * or by tests and fuzzers directly through the functions below.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgoom/parse.h"
+#include "cgoom/types.h"
+
+/* Settings found on one cgroup, before precedence and inheritance. */
+struct cgoom_raw_settings {
+	/* trusted.cgoom.* xattrs */
+	bool has_trusted_policy, has_trusted_pref, has_trusted_bias;
+	enum cgoom_policy trusted_policy;
+	enum cgoom_pref trusted_pref;
+	int trusted_bias;
+	/* user.cgoom.* xattrs */
+	bool has_user_policy, has_user_pref, has_user_bias;
+	enum cgoom_policy user_policy;
+	enum cgoom_pref user_pref;
+	int user_bias;
+	/* systemd's user.oomd_avoid / user.oomd_omit (parsed booleans) */
+	bool oomd_avoid, oomd_omit;
+	/* the cgroup directory's owner is uid 0 */
+	bool owner_is_root;
+};
+
+struct cgoom_setting {
+	int value;                /* enum cgoom_policy / cgoom_pref, or the bias */
+	enum cgoom_source source; /* of the value in force */
+	int origin;               /* cgroup index it was set on; -1 = default */
+};
+
+struct cgoom_cgroup {
+	char *path;       /* "/" for the root, else "/a/b" (owned) */
+	const char *name; /* last component (points into path); "" for root */
+	int parent;       /* index; -1 for the root (index 0) */
+	/* filled by cgoom_snapshot_finalize(): */
+	int first_child, next_sibling; /* children in bytewise name order; -1 = none */
+	int memcg;                     /* index of the memcg it belongs to (itself if memcg) */
+	bool has_memcg_children;
+	int depth;
+
+	/* as read */
+	bool is_memcg;   /* cgroup.controllers lists memory (root: always) */
+	bool stat_ok;    /* memory.stat read and parsed with footprint keys */
+	struct cgoom_memstat stat;
+	bool current_ok; /* memory.current */
+	uint64_t current;
+	uint64_t swap_current; /* memory.swap.current, 0 if absent */
+	uint64_t max;          /* memory.max; UINT64_MAX for "max" or absent */
+	bool has_swap_max;
+	uint64_t swap_max; /* memory.swap.max; UINT64_MAX for "max" */
+	bool oom_group;    /* memory.oom.group == 1 */
+	struct cgoom_raw_settings raw;
+
+	/* filled by cgoom_settings_resolve() */
+	struct cgoom_setting policy, pref, bias;
+	bool delegated; /* strictly inside a delegate = yes subtree */
+};
+
+struct cgoom_process {
+	int pid;
+	int cgroup; /* index of the cgroup it is attached to */
+	char comm[64];
+	uint64_t rss, swap, pte; /* bytes: VmRSS, VmSwap, VmPTE */
+	int oom_score_adj;
+	uint64_t starttime; /* /proc/PID/stat field 22: identity against PID reuse */
+	uint32_t uid;
+	bool has_mm;  /* has an address space */
+	bool kthread; /* PF_KTHREAD */
+	bool zombie;  /* state Z or X */
+};
+
+struct cgoom_snapshot {
+	struct cgoom_cgroup *cgroups; /* [0] is the root */
+	size_t n_cgroups, cap_cgroups;
+	struct cgoom_process *procs; /* any order */
+	size_t n_procs, cap_procs;
+
+	bool meminfo_ok;
+	struct cgoom_meminfo meminfo;
+	bool sockstat_ok;
+	struct cgoom_sockstat sockstat;
+	uint64_t page_size; /* for sockstat pages */
+	int self_pid;       /* cgoom itself: never a victim */
+
+	/* PIDs cgoom killed that are still dying (the daemon fills this);
+	 * selection in a domain holding one of them aborts. */
+	const int *inflight;
+	size_t n_inflight;
+
+	/* Things the reader (or resolver) skipped or worked around, for the
+	 * explanation: "memory.stat of /a unreadable: ..." (owned). */
+	char **notes;
+	size_t n_notes;
+
+	/* internal: pre-order of cgroup indices and per-cgroup process lists,
+	 * built by cgoom_snapshot_finalize() */
+	int *preorder;
+	int *proc_index; /* procs sorted by (cgroup, pid) */
+	size_t *proc_start; /* n_cgroups + 1 offsets into proc_index */
+};
+
+/* Initializes an empty snapshot; the root cgroup "/" is added (index 0,
+ * a memcg). page_size defaults to 4096. */
+int cgoom_snapshot_init(struct cgoom_snapshot *s);
+void cgoom_snapshot_free(struct cgoom_snapshot *s); /* NULL-safe, idempotent */
+
+/* Adds a child named `name` (no '/', not empty, not "." or "..") under
+ * `parent`; returns its index. The new cgroup is zeroed but for
+ * max = swap_max = UINT64_MAX. -EEXIST if parent already has that child. */
+int cgoom_snapshot_add_cgroup(struct cgoom_snapshot *s, int parent, const char *name);
+
+/* Copies *p in; returns its index. -EEXIST if the PID is already there,
+ * -EINVAL for a bad cgroup index or pid <= 0. */
+int cgoom_snapshot_add_process(struct cgoom_snapshot *s, const struct cgoom_process *p);
+
+/* Appends a note (printf-style). */
+int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Links children in bytewise name order, computes memcg membership (a
+ * cgroup is a memcg only if its parent is too), depth, pre-order and
+ * process lists. Call after the last add, before resolve and select. */
+int cgoom_snapshot_finalize(struct cgoom_snapshot *s);
+
+/* Index of the cgroup with this path ("/" or "/a/b"; a trailing slash is
+ * tolerated), or -ENOENT. */
+int cgoom_snapshot_find(const struct cgoom_snapshot *s, const char *path);
+
+/* Processes attached directly to cgroup i (after finalize). */
+size_t cgoom_snapshot_procs_of(const struct cgoom_snapshot *s, int cgroup, const int **ret);
+
+/* Whether `a` is `b` or below it. */
+bool cgoom_snapshot_is_under(const struct cgoom_snapshot *s, int a, int b);

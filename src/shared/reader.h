@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Reading cgroupfs and procfs into a snapshot. Every file is reached with
+ * openat() below one of two root directory fds (--cgroup-root,
+ * --proc-root), never by an absolute path, so a fixture tree that looks
+ * like cgroupfs/procfs is a full test bed (STYLE 3). Symlinks are never
+ * followed below the roots (O_NOFOLLOW, and directories are opened with
+ * O_DIRECTORY|O_NOFOLLOW).
+ */
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "cgoom/snapshot.h"
+
+struct cgoom_roots {
+	int cgroup_fd; /* O_PATH|O_DIRECTORY is not enough for xattrs: O_RDONLY|O_DIRECTORY */
+	int proc_fd;
+	char *cgroup_path, *proc_path; /* as given, for messages */
+};
+
+/* Opens both roots. -errno with the failing path named in err (cap
+ * bytes) on failure. */
+int cgoom_roots_open(const char *cgroup_root, const char *proc_root, struct cgoom_roots *ret,
+		     char *err, size_t errcap);
+void cgoom_roots_close(struct cgoom_roots *r); /* NULL-safe, idempotent */
+
+/* Whether the roots are the live kernel filesystems: cgroup root is
+ * cgroup2 (CGROUP2_SUPER_MAGIC) and proc root is procfs. Killing is
+ * refused otherwise, so tests on fixtures can never signal host PIDs. */
+bool cgoom_roots_are_live(const struct cgoom_roots *r);
+
+/* Reads a whole file below dirfd into a malloc'ed, NUL-terminated buffer.
+ * Refuses files larger than max bytes (-EFBIG). *ret_len excludes the NUL. */
+int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, size_t *ret_len);
+
+/* Builds a full snapshot (the whole cgroup tree: settings inherit from
+ * ancestors, and the root is scored against everything) and finalizes
+ * it. Cgroups or processes that vanish mid-walk (ENOENT, ESRCH, ENODEV)
+ * are skipped with a note; unreadable memory.stat sets stat_ok false
+ * with a note; a process whose files are malformed is skipped with a
+ * note (never guessed at). Reads per cgroup: cgroup.controllers,
+ * cgroup.procs, memory.stat, memory.current, memory.swap.current,
+ * memory.max, memory.swap.max, memory.oom.group, xattrs
+ * trusted.cgoom.{oom_policy,preference,bias},
+ * user.cgoom.{oom_policy,preference,bias}, user.oomd_avoid,
+ * user.oomd_omit, and the directory's owner. Per process (from
+ * cgroup.procs): PID/stat, PID/status, PID/oom_score_adj. System:
+ * meminfo, net/sockstat. Invalid xattr values are ignored with a note. */
+int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret);
