@@ -65,12 +65,17 @@ struct cgoom_config_error {
 	char msg[256];
 };
 
+/* Longest accepted line, in bytes, excluding the line ending. */
+#define CGOOM_CONFIG_LINE_MAX 4096
+
 /* Fills *c with the defaults above (no cgroup sections). */
 void cgoom_config_init(struct cgoom_config *c);
 
 /* Parses buf into *ret (which it initializes first). On error returns a
- * negative errno (-EINVAL for bad content, -ENOMEM), fills *err and
- * leaves *ret empty (freed). Rules:
+ * negative errno (-EINVAL for bad content, -ENOMEM), fills *err (may be
+ * NULL) and leaves *ret empty (freed, back to the defaults). Rules:
+ *  - lines end in LF or CRLF; a NUL or control byte (other than tab)
+ *    anywhere, or a line over CGOOM_CONFIG_LINE_MAX bytes, is an error;
  *  - blank lines and lines starting with '#' or ';' are ignored; a value
  *    may be followed by " # comment" or " ; comment";
  *  - sections: [daemon] and [cgroup "PATH"]; PATH must be absolute,
@@ -94,13 +99,16 @@ int cgoom_config_parse(const char *buf, size_t len, struct cgoom_config *ret,
 const struct cgoom_cgroup_conf *cgoom_config_find(const struct cgoom_config *c, const char *path);
 
 /* Normalizes a cgroup path as the config does: into ret (cap bytes).
- * -EINVAL if not absolute or it has "."/".." components or bad bytes. */
+ * -EINVAL if not absolute or it has "."/".." components or bad bytes,
+ * -ENOBUFS if the result does not fit in cap. ret is written only on
+ * success. */
 int cgoom_path_normalize(const char *in, char *ret, size_t cap);
 
 void cgoom_config_free(struct cgoom_config *c); /* accepts an empty config */
 
 /* Value parsers, exported for tests and the CLI. Each takes a
- * NUL-terminated, already-trimmed string. */
+ * NUL-terminated, already-trimmed string; -EINVAL for bad syntax,
+ * -ERANGE for a number that overflows (or a share over 100%). */
 int cgoom_parse_size(const char *s, uint64_t *ret);
 int cgoom_parse_share(const char *s, struct cgoom_share *ret);
 int cgoom_parse_duration_us(const char *s, uint64_t *ret);

@@ -105,6 +105,7 @@ struct cgoom_snapshot {
 	/* internal: pre-order of cgroup indices and per-cgroup process lists,
 	 * built by cgoom_snapshot_finalize() */
 	int *preorder;
+	int *prepos;     /* prepos[i]: position of cgroup i in preorder */
 	int *proc_index; /* procs sorted by (cgroup, pid) */
 	size_t *proc_start; /* n_cgroups + 1 offsets into proc_index */
 };
@@ -116,11 +117,13 @@ void cgoom_snapshot_free(struct cgoom_snapshot *s); /* NULL-safe, idempotent */
 
 /* Adds a child named `name` (no '/', not empty, not "." or "..") under
  * `parent`; returns its index. The new cgroup is zeroed but for
- * max = swap_max = UINT64_MAX. -EEXIST if parent already has that child. */
+ * max = swap_max = UINT64_MAX. A duplicate name under one parent makes
+ * finalize() fail with -EEXIST. */
 int cgoom_snapshot_add_cgroup(struct cgoom_snapshot *s, int parent, const char *name);
 
-/* Copies *p in; returns its index. -EEXIST if the PID is already there,
- * -EINVAL for a bad cgroup index or pid <= 0. */
+/* Copies *p in; returns its index. -EINVAL for a bad cgroup index or
+ * pid <= 0. A PID added twice is resolved by finalize(): the first one
+ * stays, the rest are dropped with a note. */
 int cgoom_snapshot_add_process(struct cgoom_snapshot *s, const struct cgoom_process *p);
 
 /* Appends a note (printf-style). */
@@ -129,7 +132,8 @@ int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)
 
 /* Links children in bytewise name order, computes memcg membership (a
  * cgroup is a memcg only if its parent is too), depth, pre-order and
- * process lists. Call after the last add, before resolve and select. */
+ * process lists; drops duplicate PIDs (see add_process). Call after the
+ * last add, before resolve and select. -EEXIST for duplicate names. */
 int cgoom_snapshot_finalize(struct cgoom_snapshot *s);
 
 /* Index of the cgroup with this path ("/" or "/a/b"; a trailing slash is
@@ -138,6 +142,13 @@ int cgoom_snapshot_find(const struct cgoom_snapshot *s, const char *path);
 
 /* Processes attached directly to cgroup i (after finalize). */
 size_t cgoom_snapshot_procs_of(const struct cgoom_snapshot *s, int cgroup, const int **ret);
+
+/* Iterates the processes attached anywhere in cgroup top's subtree
+ * (top included), in pre-order:
+ *   for (size_t it = cgoom_subtree_begin(s, top); cgoom_subtree_next(s, top, &it, &proc);)
+ * Needs finalize(). */
+size_t cgoom_subtree_begin(const struct cgoom_snapshot *s, int top);
+bool cgoom_subtree_next(const struct cgoom_snapshot *s, int top, size_t *it, int *ret_proc);
 
 /* Whether `a` is `b` or below it. */
 bool cgoom_snapshot_is_under(const struct cgoom_snapshot *s, int a, int b);

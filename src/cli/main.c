@@ -1,2 +1,141 @@
 /* SPDX-License-Identifier: MIT */
-int main(void) { return 0; }
+/*
+ * cgoom: the command line. Global options may stand before or after the
+ * verb; verb options anywhere after it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: cgoom [GLOBAL OPTIONS] VERB [ARGS]\n"
+	      "\n"
+	      "  explain [DOMAIN] [--json]         rank and show the victim, kill nothing\n"
+	      "  kill    [DOMAIN] [--dry-run]      select and kill once, now\n"
+	      "  policy  CGROUP [none|cgroup|tree] read or set a policy\n"
+	      "\n"
+	      "DOMAIN is a memory cgroup path relative to the cgroup root (default /).\n"
+	      "\n"
+	      "global options:\n"
+	      "  --cgroup-root DIR   cgroup2 mount (default /sys/fs/cgroup)\n"
+	      "  --proc-root DIR     procfs mount (default /proc)\n"
+	      "  --config FILE       settings (default /etc/cgoom.conf; missing default = none)\n"
+	      "  --version, --help\n"
+	      "\n"
+	      "exit status: 0 success, 1 runtime failure, 2 usage or config error\n",
+	      f);
+}
+
+/* "--name VALUE" or "--name=VALUE"; advances *i past a separate value. */
+static int take_value(int argc, char **argv, int *i, const char *name, const char **ret)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	if (strncmp(a, name, n) != 0)
+		return 0;
+	if (a[n] == '=') {
+		*ret = a + n + 1;
+		return 1;
+	}
+	if (a[n] != '\0')
+		return 0;
+	if (*i + 1 >= argc) {
+		log_error("%s needs a value", name);
+		return -1;
+	}
+	*ret = argv[++*i];
+	return 1;
+}
+
+static int parse_args(int argc, char **argv, struct cli_opts *o)
+{
+	bool no_more_opts = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!no_more_opts && a[0] == '-' && a[1] != '\0') {
+			if (strcmp(a, "--") == 0) {
+				no_more_opts = true;
+				continue;
+			}
+			if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+				usage(stdout);
+				return 1; /* done */
+			}
+			if (strcmp(a, "--version") == 0) {
+				printf("cgoom %s\n", CGOOM_VERSION);
+				return 1; /* done */
+			}
+			if (strcmp(a, "--json") == 0) {
+				o->json = true;
+				continue;
+			}
+			if (strcmp(a, "--dry-run") == 0) {
+				o->dry_run = true;
+				continue;
+			}
+			int r;
+			if ((r = take_value(argc, argv, &i, "--cgroup-root", &o->cgroup_root)) ||
+			    (r = take_value(argc, argv, &i, "--proc-root", &o->proc_root)) ||
+			    (r = take_value(argc, argv, &i, "--config", &o->config))) {
+				if (r < 0)
+					return -1;
+				if (o->config && !o->config_given)
+					o->config_given = true;
+				continue;
+			}
+			log_error("unknown option '%s' (see --help)", a);
+			return -1;
+		}
+		if (!o->verb)
+			o->verb = a;
+		else if (o->n_args < (int)(sizeof(o->args) / sizeof(o->args[0])))
+			o->args[o->n_args++] = a;
+		else {
+			log_error("too many arguments");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cgoom_log_init("cgoom");
+	struct cli_opts o = {
+		.cgroup_root = "/sys/fs/cgroup",
+		.proc_root = "/proc",
+	};
+	int r = parse_args(argc, argv, &o);
+	if (r > 0)
+		return EXIT_OK;
+	if (r < 0)
+		return EXIT_USAGE;
+	if (o.config && !o.config[0]) {
+		log_error("--config needs a file name");
+		return EXIT_USAGE;
+	}
+	if (!o.verb) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	bool json_ok = strcmp(o.verb, "explain") == 0 || strcmp(o.verb, "kill") == 0;
+	if (o.json && !json_ok) {
+		log_error("--json does not apply to '%s'", o.verb);
+		return EXIT_USAGE;
+	}
+	if (o.dry_run && strcmp(o.verb, "kill") != 0) {
+		log_error("--dry-run does not apply to '%s'", o.verb);
+		return EXIT_USAGE;
+	}
+	if (strcmp(o.verb, "explain") == 0)
+		return cmd_explain(&o);
+	if (strcmp(o.verb, "kill") == 0)
+		return cmd_kill(&o);
+	if (strcmp(o.verb, "policy") == 0)
+		return cmd_policy(&o);
+	log_error("unknown verb '%s' (see --help)", o.verb);
+	return EXIT_USAGE;
+}

@@ -1,1 +1,195 @@
 /* SPDX-License-Identifier: MIT */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cgoom/explain.h"
+
+const char *cgoom_human_size(uint64_t b, char *buf, size_t cap)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	if (b < 1024) {
+		snprintf(buf, cap, "%" PRIu64 " B", b);
+		return buf;
+	}
+	double v = (double)b / 1024;
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, "%.1f %s", v, units[u]);
+	return buf;
+}
+
+void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s, int cgroup,
+			  const struct cgoom_setting *st)
+{
+	if (st->origin < 0 || st->source == CGOOM_SRC_DEFAULT)
+		cgoom_strbuf_printf(b, "default");
+	else if (st->origin == cgroup)
+		cgoom_strbuf_printf(b, "%s", cgoom_source_name(st->source));
+	else {
+		cgoom_strbuf_printf(b, "inherited from ");
+		cgoom_strbuf_escaped(b, s->cgroups[st->origin].path);
+		cgoom_strbuf_printf(b, " (%s)", cgoom_source_name(st->source));
+	}
+}
+
+static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			   const struct cgoom_candidate *c)
+{
+	cgoom_strbuf_printf(b, "{\"cgroup\": ");
+	cgoom_strbuf_json_string(b, s->cgroups[c->cgroup].path);
+	cgoom_strbuf_printf(b, ", \"kind\": \"%s\"", cgoom_kind_name(c->kind));
+	if (c->kind == CGOOM_KIND_PROCESS)
+		cgoom_strbuf_printf(b, ", \"pid\": %d", c->pid);
+	cgoom_strbuf_printf(b, ", \"footprint\": %" PRIu64 ", \"score\": %" PRId64
+			       ", \"preference\": \"%s\", \"%s\": %d, \"eligible\": %s",
+			    c->footprint, c->score, cgoom_pref_name(c->pref),
+			    c->kind == CGOOM_KIND_PROCESS ? "oom_score_adj" : "bias", c->bias,
+			    c->eligible ? "true" : "false");
+	if (c->fallback)
+		cgoom_strbuf_printf(b, ", \"fallback\": true");
+	if (c->why) {
+		cgoom_strbuf_printf(b, ", \"why\": ");
+		cgoom_strbuf_json_string(b, c->why);
+	}
+	cgoom_strbuf_printf(b, "}");
+}
+
+void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			const struct cgoom_decision *d)
+{
+	const struct cgoom_cgroup *dom = &s->cgroups[d->domain];
+	cgoom_strbuf_printf(b, "{\"domain\": ");
+	cgoom_strbuf_json_string(b, dom->path);
+	cgoom_strbuf_printf(b, ", \"policy\": \"%s\", \"policy_source\": ", cgoom_policy_name(d->policy));
+	struct cgoom_strbuf src = { 0 };
+	cgoom_setting_source(&src, s, d->domain, &dom->policy);
+	cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
+	cgoom_strbuf_free(&src);
+	cgoom_strbuf_printf(b, ", \"domain_size\": %" PRIu64 ", \"candidates\": [", d->domain_size);
+	for (size_t i = 0; i < d->n_candidates; i++) {
+		if (i)
+			cgoom_strbuf_printf(b, ", ");
+		json_candidate(b, s, &d->candidates[i]);
+	}
+	cgoom_strbuf_printf(b, "], \"victim\": ");
+	if (!d->has_victim)
+		cgoom_strbuf_printf(b, "null");
+	else {
+		cgoom_strbuf_printf(b, "{\"cgroup\": ");
+		cgoom_strbuf_json_string(b, s->cgroups[d->victim_cgroup].path);
+		cgoom_strbuf_printf(b, ", \"kind\": \"%s\", \"process\": %d, \"scope\": ",
+				    cgoom_kind_name(d->candidates[d->victim].kind), d->victim_pid);
+		if (d->scope >= 0)
+			cgoom_strbuf_json_string(b, s->cgroups[d->scope].path);
+		else
+			cgoom_strbuf_printf(b, "null");
+		cgoom_strbuf_printf(b, ", \"cgroup_kill\": %s, \"pids\": [",
+				    d->use_cgroup_kill ? "true" : "false");
+		for (size_t i = 0; i < d->n_pids; i++)
+			cgoom_strbuf_printf(b, "%s%d", i ? ", " : "", d->pids[i]);
+		cgoom_strbuf_printf(b, "]}");
+	}
+	if (d->inflight)
+		cgoom_strbuf_printf(b, ", \"inflight\": %d", d->inflight_pid);
+	cgoom_strbuf_printf(b, ", \"reason\": ");
+	cgoom_strbuf_json_string(b, d->reason);
+	cgoom_strbuf_printf(b, ", \"notes\": [");
+	for (size_t i = 0; i < s->n_notes; i++) {
+		if (i)
+			cgoom_strbuf_printf(b, ", ");
+		cgoom_strbuf_json_string(b, s->notes[i]);
+	}
+	cgoom_strbuf_printf(b, "]}");
+}
+
+static const struct cgoom_process *find_proc(const struct cgoom_snapshot *s, int pid)
+{
+	for (size_t i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			const struct cgoom_decision *d)
+{
+	const struct cgoom_cgroup *dom = &s->cgroups[d->domain];
+	char h1[32], h2[32];
+	cgoom_strbuf_printf(b, "domain ");
+	cgoom_strbuf_escaped(b, dom->path);
+	cgoom_strbuf_printf(b, ": policy %s (", cgoom_policy_name(d->policy));
+	cgoom_setting_source(b, s, d->domain, &dom->policy);
+	cgoom_strbuf_printf(b, "), size %s\n", cgoom_human_size(d->domain_size, h1, sizeof(h1)));
+
+	/* column width for the cgroup paths */
+	size_t w = strlen("CGROUP");
+	for (size_t i = 0; i < d->n_candidates; i++) {
+		size_t l = strlen(s->cgroups[d->candidates[i].cgroup].path);
+		if (l > w)
+			w = l < 48 ? l : 48;
+	}
+	cgoom_strbuf_printf(b, "  %4s %-7s %-*s %8s %12s %12s %-6s %6s\n", "RANK", "KIND", (int)w,
+			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
+	int rank = 0;
+	for (size_t i = 0; i < d->n_candidates; i++) {
+		const struct cgoom_candidate *c = &d->candidates[i];
+		char rk[16] = "-", pid[16] = "";
+		if (c->eligible)
+			snprintf(rk, sizeof(rk), "%d", ++rank);
+		if (c->kind == CGOOM_KIND_PROCESS)
+			snprintf(pid, sizeof(pid), "%d", c->pid);
+		char score[32];
+		if (c->score < 0)
+			snprintf(score, sizeof(score), "-%s",
+				 cgoom_human_size(c->score == INT64_MIN ? (uint64_t)INT64_MAX + 1
+									: (uint64_t)-c->score,
+						  h2, sizeof(h2)));
+		else
+			cgoom_human_size((uint64_t)c->score, score, sizeof(score));
+		cgoom_strbuf_printf(b, "%c %4s %-7s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
+				    cgoom_kind_name(c->kind));
+		struct cgoom_strbuf path = { 0 };
+		cgoom_strbuf_escaped(&path, s->cgroups[c->cgroup].path);
+		cgoom_strbuf_printf(b, "%-*s %8s %12s %12s %-6s %6d", (int)w, path.buf ? path.buf : "", pid,
+				    cgoom_human_size(c->footprint, h1, sizeof(h1)), score,
+				    cgoom_pref_name(c->pref), c->bias);
+		cgoom_strbuf_free(&path);
+		if (c->fallback)
+			cgoom_strbuf_printf(b, "  (memory.stat unreadable: memory.current used)");
+		if (c->why)
+			cgoom_strbuf_printf(b, "  passed over: %s", c->why);
+		cgoom_strbuf_printf(b, "\n");
+	}
+	if (d->n_candidates == 0)
+		cgoom_strbuf_printf(b, "  (no candidates)\n");
+	if (d->has_victim) {
+		const struct cgoom_process *p = find_proc(s, d->victim_pid);
+		cgoom_strbuf_printf(b, "victim: ");
+		cgoom_strbuf_escaped(b, s->cgroups[d->victim_cgroup].path);
+		cgoom_strbuf_printf(b, ", process %d (", d->victim_pid);
+		cgoom_strbuf_escaped(b, p ? p->comm : "?");
+		cgoom_strbuf_printf(b, ")\nkill: ");
+		if (d->scope >= 0) {
+			cgoom_strbuf_printf(b, "memory.oom.group scope ");
+			cgoom_strbuf_escaped(b, s->cgroups[d->scope].path);
+			cgoom_strbuf_printf(b, " via %s, PIDs", d->use_cgroup_kill ? "cgroup.kill" : "pidfd");
+		} else
+			cgoom_strbuf_printf(b, "PID");
+		for (size_t i = 0; i < d->n_pids; i++)
+			cgoom_strbuf_printf(b, " %d", d->pids[i]);
+		cgoom_strbuf_printf(b, "\n");
+	} else
+		cgoom_strbuf_printf(b, "victim: none\n");
+	cgoom_strbuf_printf(b, "reason: ");
+	cgoom_strbuf_escaped(b, d->reason);
+	cgoom_strbuf_printf(b, "\n");
+	for (size_t i = 0; i < s->n_notes; i++) {
+		cgoom_strbuf_printf(b, "note: ");
+		cgoom_strbuf_escaped(b, s->notes[i]);
+		cgoom_strbuf_printf(b, "\n");
+	}
+}

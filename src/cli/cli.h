@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cgoom/config.h"
+#include "cgoom/select.h"
+#include "reader.h"
+
+/* Exit codes (SPEC 8). */
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+
+struct cli_opts {
+	const char *cgroup_root, *proc_root, *config;
+	bool config_given;
+	bool json, dry_run;
+	const char *verb;
+	const char *args[4];
+	int n_args;
+};
+
+/* Loaded state shared by the verbs: config, roots, resolved snapshot. */
+struct cli_ctx {
+	struct cgoom_config cfg;
+	struct cgoom_roots roots;
+	struct cgoom_snapshot snap;
+	bool have_cfg, have_roots, have_snap;
+};
+
+/* Loads the config (a missing default file means none; a missing
+ * --config FILE is an error), opens the roots, reads and resolves the
+ * snapshot. Returns an exit code; errors are already printed. */
+int cli_load(const struct cli_opts *o, struct cli_ctx *ret);
+void cli_ctx_free(struct cli_ctx *c);
+
+/* Resolves a CGROUP/DOMAIN argument to a memcg index, or prints an error
+ * and returns -1. */
+int cli_find_memcg(const struct cli_ctx *c, const char *arg);
+
+int cmd_explain(const struct cli_opts *o);
+int cmd_kill(const struct cli_opts *o);
+int cmd_policy(const struct cli_opts *o);

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* explain and kill: both select exactly the same way; kill then acts. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cgoom/explain.h"
+#include "cli.h"
+#include "kill.h"
+#include "log.h"
+
+static int print_buf(struct cgoom_strbuf *b, bool newline)
+{
+	if (b->failed) {
+		log_error("out of memory");
+		cgoom_strbuf_free(b);
+		return EXIT_RUNTIME;
+	}
+	fputs(b->buf ? b->buf : "", stdout);
+	if (newline)
+		fputc('\n', stdout);
+	cgoom_strbuf_free(b);
+	return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+}
+
+/* Loads, finds the domain and selects. On success *ret_domain is set. */
+static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d)
+{
+	if (o->n_args > 1) {
+		log_error("%s takes at most one DOMAIN", o->verb);
+		return EXIT_USAGE;
+	}
+	int rc = cli_load(o, c);
+	if (rc != EXIT_OK)
+		return rc;
+	int domain = cli_find_memcg(c, o->n_args ? o->args[0] : "/");
+	if (domain < 0)
+		return EXIT_USAGE;
+	int r = cgoom_select(&c->snap, domain, d);
+	if (r < 0) {
+		log_error("selecting in %s: %s", c->snap.cgroups[domain].path, strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d, int *rc)
+{
+	struct cgoom_strbuf b = { 0 };
+	if (o->json)
+		cgoom_explain_json(&b, &c->snap, d);
+	else
+		cgoom_explain_text(&b, &c->snap, d);
+	*rc = print_buf(&b, o->json);
+}
+
+int cmd_explain(const struct cli_opts *o)
+{
+	struct cli_ctx c;
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	int rc = decide(o, &c, &d);
+	if (rc == EXIT_OK)
+		show(o, &c, &d, &rc);
+	cgoom_decision_free(&d);
+	cli_ctx_free(&c);
+	return rc;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Waits until every signalled target's pidfd is readable (it exited) or
+ * the deadline passes; returns how many are still alive. */
+static int wait_dead(struct cgoom_kill_result *res, uint64_t wait_ms)
+{
+	uint64_t deadline = now_ms() + wait_ms;
+	for (;;) {
+		struct pollfd fds[64];
+		size_t n = 0;
+		int alive = 0;
+		for (size_t i = 0; i < res->n_targets; i++) {
+			struct cgoom_kill_target *t = &res->targets[i];
+			if (!t->signalled || t->pidfd < 0)
+				continue;
+			struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+			if (poll(&p, 1, 0) == 1)
+				continue;
+			alive++;
+			if (n < 64)
+				fds[n++] = p;
+		}
+		uint64_t now = now_ms();
+		if (alive == 0 || now >= deadline)
+			return alive;
+		int left = (int)(deadline - now);
+		(void)poll(fds, n, left < 100 ? left : 100);
+	}
+}
+
+int cmd_kill(const struct cli_opts *o)
+{
+	struct cli_ctx c;
+	struct cgoom_decision d;
+	struct cgoom_kill_result res = { 0 };
+	cgoom_decision_init(&d);
+	int rc = decide(o, &c, &d);
+	if (rc != EXIT_OK)
+		goto out;
+	if (!o->dry_run && !cgoom_roots_are_live(&c.roots)) {
+		log_error("refusing to kill: %s is not a cgroup2 mount or %s is not procfs "
+			  "(a fixture?); use --dry-run",
+			  c.roots.cgroup_path, c.roots.proc_path);
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	show(o, &c, &d, &rc);
+	if (rc != EXIT_OK)
+		goto out;
+	if (!d.has_victim) {
+		log_error("nothing killed: %s", d.reason);
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	if (o->dry_run) {
+		printf("dry run: would kill %zu process%s with %s\n", d.n_pids, d.n_pids == 1 ? "" : "es",
+		       d.use_cgroup_kill ? "cgroup.kill" : "pidfd");
+		goto out;
+	}
+	int r = cgoom_kill(&c.roots, &c.snap, &d, SIGKILL, &res);
+	if (r < 0) {
+		log_error("kill failed: %s", strerror(-r));
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	int alive = wait_dead(&res, c.cfg.kill_wait_us / 1000);
+	for (size_t i = 0; i < res.n_targets; i++) {
+		const struct cgoom_kill_target *t = &res.targets[i];
+		if (t->signalled)
+			printf("killed %d via %s\n", t->pid, res.used_cgroup_kill ? "cgroup.kill" : "pidfd");
+		else
+			printf("skipped %d: %s\n", t->pid, t->err ? strerror(-t->err) : "vanished or reused");
+	}
+	if (alive > 0)
+		log_warning("%d killed process%s still exiting after %llu ms", alive, alive == 1 ? "" : "es",
+			    (unsigned long long)(c.cfg.kill_wait_us / 1000));
+	fflush(stdout);
+	rc = res.n_signalled > 0 ? EXIT_OK : EXIT_RUNTIME;
+out:
+	cgoom_kill_result_free(&res);
+	cgoom_decision_free(&d);
+	cli_ctx_free(&c);
+	return rc;
+}

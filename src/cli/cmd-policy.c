@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* policy CGROUP [none|cgroup|tree]: read in the seed's memory.oom_policy
+ * format, or set trusted.cgoom.oom_policy on the cgroup directory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cgoom/explain.h"
+#include "cli.h"
+#include "log.h"
+
+static void print_policy(enum cgoom_policy p)
+{
+	static const char *const lines[] = {
+		[CGOOM_POLICY_NONE] = "[none] cgroup tree",
+		[CGOOM_POLICY_CGROUP] = "none [cgroup] tree",
+		[CGOOM_POLICY_TREE] = "none cgroup [tree]",
+	};
+	puts(lines[p]);
+}
+
+static int set_policy(struct cli_ctx *c, int i, enum cgoom_policy p)
+{
+	const char *path = c->snap.cgroups[i].path;
+	const char *rel = i == 0 ? "." : path + 1;
+	int fd = openat(c->roots.cgroup_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		log_error("%s: %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	const char *v = cgoom_policy_name(p);
+	int r = fsetxattr(fd, "trusted.cgoom.oom_policy", v, strlen(v), 0);
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		log_error("%s: setting trusted.cgoom.oom_policy: %s%s", path, strerror(e),
+			  e == EPERM ? " (trusted.* xattrs need CAP_SYS_ADMIN)" : "");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+int cmd_policy(const struct cli_opts *o)
+{
+	if (o->n_args < 1 || o->n_args > 2) {
+		log_error("usage: cgoom policy CGROUP [none|cgroup|tree]");
+		return EXIT_USAGE;
+	}
+	enum cgoom_policy want = CGOOM_POLICY_NONE;
+	bool set = o->n_args == 2;
+	if (set && cgoom_policy_from_string(o->args[1], strlen(o->args[1]), &want) < 0) {
+		log_error("'%s' is not a policy: use none, cgroup or tree", o->args[1]);
+		return EXIT_USAGE;
+	}
+	struct cli_ctx c;
+	int rc = cli_load(o, &c);
+	if (rc != EXIT_OK)
+		goto out;
+	int i = cli_find_memcg(&c, o->args[0]);
+	if (i < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (set) {
+		if (i == 0 && want == CGOOM_POLICY_TREE) {
+			log_error("/: policy tree is not allowed on the root cgroup");
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		rc = set_policy(&c, i, want);
+		if (rc == EXIT_OK)
+			print_policy(want);
+		goto out;
+	}
+	const struct cgoom_cgroup *cg = &c.snap.cgroups[i];
+	print_policy((enum cgoom_policy)cg->policy.value);
+	struct cgoom_strbuf b = { 0 };
+	cgoom_setting_source(&b, &c.snap, i, &cg->policy);
+	printf("source: %s\n", b.buf ? b.buf : "?");
+	cgoom_strbuf_free(&b);
+	/* a config value shadowed by an xattr deserves a mention */
+	const struct cgoom_cgroup_conf *conf = cgoom_config_find(&c.cfg, cg->path);
+	if (conf && conf->has_policy && cg->policy.source == CGOOM_SRC_TRUSTED_XATTR &&
+	    cg->policy.origin == i && conf->policy != (enum cgoom_policy)cg->policy.value)
+		printf("note: config sets %s on line %d, overridden by the xattr\n",
+		       cgoom_policy_name(conf->policy), conf->policy_line);
+out:
+	cli_ctx_free(&c);
+	return rc;
+}

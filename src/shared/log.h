@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Logging for the CLI and daemon (never the library). Messages go to
+ * stderr; under systemd (JOURNAL_STREAM set) each line starts with a
+ * syslog priority prefix "<N>" that journald understands. */
+
+#include <stdbool.h>
+
+enum cgoom_log_level {
+	CGOOM_LOG_ERR = 3,
+	CGOOM_LOG_WARNING = 4,
+	CGOOM_LOG_NOTICE = 5,
+	CGOOM_LOG_INFO = 6,
+	CGOOM_LOG_DEBUG = 7,
+};
+
+void cgoom_log_init(const char *progname);
+void cgoom_log_set_max_level(enum cgoom_log_level level);
+void cgoom_log(enum cgoom_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define log_error(...) cgoom_log(CGOOM_LOG_ERR, __VA_ARGS__)
+#define log_warning(...) cgoom_log(CGOOM_LOG_WARNING, __VA_ARGS__)
+#define log_notice(...) cgoom_log(CGOOM_LOG_NOTICE, __VA_ARGS__)
+#define log_info(...) cgoom_log(CGOOM_LOG_INFO, __VA_ARGS__)
+#define log_debug(...) cgoom_log(CGOOM_LOG_DEBUG, __VA_ARGS__)
