@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli.h"
+#include "daemon.h"
 #include "log.h"
 
 static void usage(FILE *f)
 {
 	fputs("usage: cgoom [GLOBAL OPTIONS] VERB [ARGS]\n"
 	      "\n"
+	      "  run     [--dry-run]               the daemon\n"
 	      "  explain [DOMAIN] [--json]         rank and show the victim, kill nothing\n"
 	      "  kill    [DOMAIN] [--dry-run]      select and kill once, now\n"
 	      "  policy  CGROUP [none|cgroup|tree] read or set a policy\n"
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 		log_error("--json does not apply to '%s'", o.verb);
 		return EXIT_USAGE;
 	}
-	if (o.dry_run && strcmp(o.verb, "kill") != 0) {
+	if (o.dry_run && strcmp(o.verb, "kill") != 0 && strcmp(o.verb, "run") != 0) {
 		log_error("--dry-run does not apply to '%s'", o.verb);
 		return EXIT_USAGE;
 	}
@@ -136,6 +138,13 @@ int main(int argc, char **argv)
 		return cmd_kill(&o);
 	if (strcmp(o.verb, "policy") == 0)
 		return cmd_policy(&o);
+	if (strcmp(o.verb, "run") == 0) {
+		if (o.n_args) {
+			log_error("run takes no arguments");
+			return EXIT_USAGE;
+		}
+		return cgoom_daemon_run(&o);
+	}
 	log_error("unknown verb '%s' (see --help)", o.verb);
 	return EXIT_USAGE;
 }
