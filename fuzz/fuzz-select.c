@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine fed a fuzzed snapshot. Invariants (abort on violation):
+ * every PID in a decision's kill set is an eligible process inside the
+ * domain (never PID 1, cgoom itself, a kernel thread, a zombie, -1000 or
+ * omit); the kill set is sorted and unique and holds the victim process;
+ * the candidate list is sorted by the comparator; selecting twice gives
+ * the same answer.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgoom/select.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct rd {
+	const uint8_t *p;
+	size_t n;
+};
+
+static uint32_t take(struct rd *r, unsigned bytes)
+{
+	uint32_t v = 0;
+	for (unsigned i = 0; i < bytes; i++) {
+		v <<= 8;
+		if (r->n) {
+			v |= *r->p++;
+			r->n--;
+		}
+	}
+	return v;
+}
+
+static bool killable(const struct cgoom_snapshot *s, const struct cgoom_process *p)
+{
+	return p->has_mm && !p->kthread && !p->zombie && p->pid != 1 && p->pid != s->self_pid &&
+	       p->oom_score_adj != -1000 && s->cgroups[p->cgroup].pref.value != CGOOM_PREF_OMIT;
+}
+
+static void check_decision(const struct cgoom_snapshot *s, int domain, const struct cgoom_decision *d)
+{
+	for (size_t i = 1; i < d->n_candidates; i++)
+		if (cgoom_candidate_cmp(&d->candidates[i - 1], &d->candidates[i]) >= 0)
+			abort();
+	if (!d->has_victim) {
+		if (d->n_pids)
+			abort();
+		return;
+	}
+	if (!d->candidates[d->victim].eligible)
+		abort();
+	bool has_victim_pid = false;
+	for (size_t i = 0; i < d->n_pids; i++) {
+		if (i && d->pids[i - 1] >= d->pids[i])
+			abort();
+		const struct cgoom_process *p = NULL;
+		for (size_t k = 0; k < s->n_procs; k++)
+			if (s->procs[k].pid == d->pids[i])
+				p = &s->procs[k];
+		if (!p || !killable(s, p) || !cgoom_snapshot_is_under(s, p->cgroup, domain))
+			abort();
+		has_victim_pid |= p->pid == d->victim_pid;
+	}
+	if (!has_victim_pid)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rd r = { data, size };
+	struct cgoom_snapshot s;
+	if (cgoom_snapshot_init(&s) < 0)
+		return 0;
+	s.meminfo_ok = take(&r, 1) & 1;
+	s.meminfo.mem_total = (uint64_t)take(&r, 2) << 20;
+	s.meminfo.swap_total = (uint64_t)take(&r, 1) << 20;
+	s.meminfo.active_anon = (uint64_t)take(&r, 2) << 20;
+	s.sockstat_ok = true;
+	s.sockstat.tcp_mem_pages = take(&r, 1);
+	s.self_pid = (int)(take(&r, 1) % 64);
+
+	unsigned ncg = take(&r, 1) % 24;
+	for (unsigned i = 0; i < ncg; i++) {
+		int parent = (int)(take(&r, 1) % s.n_cgroups);
+		char name[8] = { 'a' + (char)(take(&r, 1) % 4), 'a' + (char)(i % 26), 0 };
+		int c = cgoom_snapshot_add_cgroup(&s, parent, name);
+		if (c < 0)
+			continue;
+		struct cgoom_cgroup *g = &s.cgroups[c];
+		uint32_t f = take(&r, 2);
+		g->is_memcg = f & 1;
+		g->oom_group = f & 2;
+		g->stat_ok = f & 4;
+		g->current_ok = true;
+		g->stat.active_anon = (uint64_t)take(&r, 2) << 16;
+		g->current = (uint64_t)take(&r, 2) << 16;
+		g->max = (f & 8) ? UINT64_MAX : (uint64_t)take(&r, 2) << 20;
+		g->raw.has_trusted_policy = f & 16;
+		g->raw.trusted_policy = (enum cgoom_policy)((f >> 5) % 3);
+		g->raw.has_trusted_pref = f & 128;
+		g->raw.trusted_pref = (enum cgoom_pref)((f >> 8) % 4);
+		g->raw.has_user_pref = f & 1024;
+		g->raw.user_pref = (enum cgoom_pref)((f >> 11) % 4);
+		g->raw.oomd_omit = f & 8192;
+		g->raw.owner_is_root = f & 16384;
+		g->raw.has_trusted_bias = f & 32768;
+		g->raw.trusted_bias = (int)(take(&r, 2) % 2001) - 1000;
+	}
+	if (take(&r, 1) & 1) { /* the root's policy */
+		s.cgroups[0].raw.has_trusted_policy = true;
+		s.cgroups[0].raw.trusted_policy = (enum cgoom_policy)(take(&r, 1) % 3);
+	}
+	unsigned np = take(&r, 1) % 48;
+	for (unsigned i = 0; i < np; i++) {
+		struct cgoom_process p = { 0 };
+		p.pid = (int)(take(&r, 1) % 64) + 1;
+		p.cgroup = (int)(take(&r, 1) % s.n_cgroups);
+		uint32_t f = take(&r, 1);
+		p.has_mm = !(f & 1);
+		p.kthread = f & 2;
+		p.zombie = f & 4;
+		p.oom_score_adj = (f & 8) ? -1000 : (int)(take(&r, 2) % 2001) - 1000;
+		p.rss = (uint64_t)take(&r, 2) << 16;
+		p.swap = (uint64_t)take(&r, 1) << 12;
+		cgoom_snapshot_add_process(&s, &p);
+	}
+	if (cgoom_snapshot_finalize(&s) < 0)
+		goto out;
+	if (cgoom_settings_resolve(&s, NULL) < 0)
+		goto out;
+	if (s.cgroups[0].policy.value == CGOOM_POLICY_TREE)
+		abort(); /* refused on the root */
+
+	struct cgoom_decision d1, d2;
+	cgoom_decision_init(&d1);
+	cgoom_decision_init(&d2);
+	for (size_t dom = 0; dom < s.n_cgroups; dom++) {
+		int r1 = cgoom_select(&s, (int)dom, &d1);
+		if (s.cgroups[dom].memcg != (int)dom) {
+			if (r1 != -22)
+				abort(); /* -EINVAL for a non-memcg domain */
+			continue;
+		}
+		if (r1 < 0)
+			continue; /* -ENOMEM */
+		check_decision(&s, (int)dom, &d1);
+		if (cgoom_select(&s, (int)dom, &d2) < 0)
+			continue;
+		if (d1.has_victim != d2.has_victim || d1.n_pids != d2.n_pids ||
+		    (d1.n_pids && memcmp(d1.pids, d2.pids, d1.n_pids * sizeof(int))) ||
+		    d1.victim_pid != d2.victim_pid)
+			abort();
+	}
+	cgoom_decision_free(&d1);
+	cgoom_decision_free(&d2);
+out:
+	cgoom_snapshot_free(&s);
+	return 0;
+}
