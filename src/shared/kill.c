@@ -1,1 +1,323 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * The kill path: pidfd first (so the PID cannot be recycled under us),
+ * then identity against the snapshot, then the signal through the
+ * pidfd, then process_mrelease() to free the victim's memory without
+ * waiting for its exit path. Small fixed buffers only: this runs when
+ * memory is short.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgoom/parse.h"
+#include "kill.h"
+
+/* The same numbers on every architecture using the unified syscall table. */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
+#ifndef SYS_process_mrelease
+#define SYS_process_mrelease 448
+#endif
+
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+int cgoom_pidfd_open(int pid)
+{
+	long r = syscall(SYS_pidfd_open, pid, 0u);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+int cgoom_pidfd_send_signal(int pidfd, int sig)
+{
+	return syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0u) < 0 ? -errno : 0;
+}
+
+int cgoom_process_mrelease(int pidfd)
+{
+	return syscall(SYS_process_mrelease, pidfd, 0u) < 0 ? -errno : 0;
+}
+
+/* Reads a small file below dirfd into buf (NUL-terminated); -EFBIG if it
+ * does not fit. */
+static int read_small(int dirfd, const char *name, char *buf, size_t cap, size_t *ret_len)
+{
+	size_t len = 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1) {
+			r = -EFBIG;
+			break;
+		}
+	}
+	close(fd);
+	if (r == 0) {
+		buf[len] = '\0';
+		*ret_len = len;
+	}
+	return r;
+}
+
+/* 0 if PID (under proc_fd) still has this start time and may be killed. */
+static int check_identity(int proc_fd, int pid, uint64_t starttime)
+{
+	struct cgoom_pid_stat ps;
+	char name[16], buf[4096];
+	size_t len;
+	int64_t adj;
+	int fd, r;
+
+	snprintf(name, sizeof name, "%d", pid);
+	fd = openat(proc_fd, name, DIR_FLAGS);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	r = read_small(fd, "stat", buf, sizeof buf, &len);
+	if (r == 0 && cgoom_parse_pid_stat(buf, len, &ps) < 0)
+		r = -EBADMSG;
+	if (r == 0 && (ps.pid != pid || ps.starttime != starttime))
+		r = -ESRCH; /* another process now has this PID */
+	if (r == 0)
+		r = read_small(fd, "oom_score_adj", buf, sizeof buf, &len);
+	if (r == 0 && cgoom_parse_int(buf, len, -1000, 1000, &adj) < 0)
+		r = -EBADMSG;
+	if (r == 0 && adj == -1000)
+		r = -EPERM; /* protected since the snapshot */
+	close(fd);
+	return r == -ENOENT ? -ESRCH : r;
+}
+
+int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
+		      struct cgoom_kill_target *ret)
+{
+	struct cgoom_kill_target t = { .pid = pid, .pidfd = -1 };
+	int fd, r;
+
+	if (pid <= 1 || pid == self_pid)
+		r = -EPERM;
+	else if ((fd = cgoom_pidfd_open(pid)) < 0)
+		r = fd;
+	else if ((r = check_identity(proc_fd, pid, starttime)) < 0)
+		close(fd);
+	else
+		t.pidfd = fd;
+	t.err = r;
+	t.skipped = r < 0;
+	*ret = t;
+	return r;
+}
+
+/* Signals a verified target; on failure the pidfd is closed. */
+static void signal_target(struct cgoom_kill_target *t, int sig)
+{
+	int r = cgoom_pidfd_send_signal(t->pidfd, sig);
+
+	if (r < 0) {
+		close(t->pidfd);
+		t->pidfd = -1;
+		t->err = r;
+		t->skipped = r == -ESRCH; /* exited meanwhile */
+		return;
+	}
+	t->signalled = true;
+}
+
+static void release_target(struct cgoom_kill_target *t)
+{
+	int r = cgoom_process_mrelease(t->pidfd);
+
+	if (r < 0 && r != -ENOSYS && r != -EINVAL && r != -ESRCH)
+		t->err = r;
+}
+
+int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_pid, int sig,
+			    struct cgoom_kill_target *ret)
+{
+	struct cgoom_kill_target t;
+
+	if (cgoom_kill_verify(proc_fd, pid, starttime, self_pid, &t) == 0) {
+		signal_target(&t, sig);
+		if (t.signalled && sig == SIGKILL)
+			release_target(&t);
+	}
+	*ret = t;
+	return t.signalled ? 0 : t.err;
+}
+
+int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
+{
+	char comp[256];
+	const char *p = path;
+	int dfd = -1, fd, r = 0;
+
+	/* Component by component with O_NOFOLLOW: no symlink below the
+	 * root is ever followed. */
+	while (*p) {
+		const char *end;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		end = strchr(p, '/');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n >= sizeof comp)
+			r = -ENAMETOOLONG;
+		else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			r = -EINVAL;
+		if (r < 0)
+			goto out_close;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		fd = openat(dfd >= 0 ? dfd : cgroup_fd, comp, DIR_FLAGS);
+		if (fd < 0) {
+			r = -errno;
+			goto out_close;
+		}
+		if (dfd >= 0)
+			close(dfd);
+		dfd = fd;
+		p += n;
+	}
+	fd = openat(dfd >= 0 ? dfd : cgroup_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out_close;
+	}
+	if (write(fd, "1", 1) != 1)
+		r = errno ? -errno : -EIO;
+	close(fd);
+out_close:
+	if (dfd >= 0)
+		close(dfd);
+	return r;
+}
+
+static int cmp_proc_pid(const void *a, const void *b, void *arg)
+{
+	const struct cgoom_process *procs = arg;
+	int pa = procs[*(const size_t *)a].pid, pb = procs[*(const size_t *)b].pid;
+
+	return (pa > pb) - (pa < pb);
+}
+
+/* Index in s->procs of pid via the pid-sorted order, or -1. */
+static long find_proc(const struct cgoom_snapshot *s, const size_t *order, int pid)
+{
+	size_t lo = 0, hi = s->n_procs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int p = s->procs[order[mid]].pid;
+
+		if (p == pid)
+			return (long)order[mid];
+		if (p < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
+	       const struct cgoom_decision *d, int sig, struct cgoom_kill_result *ret)
+{
+	struct cgoom_kill_result res = { 0 };
+	bool any_skipped = false;
+	size_t *order;
+
+	if (!cgoom_roots_are_live(r))
+		return -EPERM;
+	if (!s || !d || !d->has_victim || !d->n_pids)
+		return -EINVAL;
+	res.targets = calloc(d->n_pids, sizeof *res.targets);
+	order = malloc((s->n_procs ? s->n_procs : 1) * sizeof *order);
+	if (!res.targets || !order) {
+		free(res.targets);
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->n_procs; i++)
+		order[i] = i;
+	qsort_r(order, s->n_procs, sizeof *order, cmp_proc_pid, s->procs);
+
+	/* Every pidfd is opened and verified before anything is signalled. */
+	res.n_targets = d->n_pids;
+	for (size_t i = 0; i < d->n_pids; i++) {
+		struct cgoom_kill_target *t = &res.targets[i];
+		long pi = find_proc(s, order, d->pids[i]);
+
+		if (pi < 0)
+			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1,
+							 .err = -ESRCH, .skipped = true };
+		else
+			cgoom_kill_verify(r->proc_fd, d->pids[i], s->procs[pi].starttime,
+					  s->self_pid, t);
+		any_skipped |= t->skipped;
+	}
+	free(order);
+
+	/* cgroup.kill only kills everything in the scope at once when every
+	 * member checked out; it is SIGKILL only. */
+	if (d->use_cgroup_kill && !any_skipped && sig == SIGKILL && d->scope >= 0 &&
+	    (size_t)d->scope < s->n_cgroups &&
+	    cgoom_cgroup_kill_write(r->cgroup_fd, s->cgroups[d->scope].path) == 0) {
+		res.used_cgroup_kill = true;
+		for (size_t i = 0; i < res.n_targets; i++)
+			res.targets[i].signalled = true;
+	} else {
+		for (size_t i = 0; i < res.n_targets; i++)
+			if (res.targets[i].pidfd >= 0)
+				signal_target(&res.targets[i], sig);
+	}
+	for (size_t i = 0; i < res.n_targets; i++) {
+		struct cgoom_kill_target *t = &res.targets[i];
+
+		if (t->signalled && sig == SIGKILL)
+			release_target(t);
+		res.n_signalled += t->signalled;
+	}
+	*ret = res;
+	return 0;
+}
+
+void cgoom_kill_result_free(struct cgoom_kill_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->n_targets; i++)
+		if (res->targets[i].pidfd >= 0)
+			close(res->targets[i].pidfd);
+	free(res->targets);
+	res->targets = NULL;
+	res->n_targets = 0;
+	res->n_signalled = 0;
+	res->used_cgroup_kill = false;
+}

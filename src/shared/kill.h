@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cgoom/select.h"
 #include "reader.h"
@@ -35,16 +36,48 @@ struct cgoom_kill_result {
  * protected (-1000, PID 1, self). With d->use_cgroup_kill, all pidfds are
  * opened first, then "1" is written to the scope's cgroup.kill; else
  * pidfd_send_signal(sig) per PID. After SIGKILL, process_mrelease() each
- * pidfd (ENOSYS/EINVAL tolerated). Refuses (-EPERM) unless
+ * pidfd (ENOSYS/EINVAL/ESRCH tolerated; another failure is left in the
+ * target's err, which stays signalled). cgroup.kill is used only for
+ * SIGKILL and falls back to per-PID signals if it cannot be written
+ * (kernels before 5.14 have none). Refuses (-EPERM) unless
  * cgoom_roots_are_live() (a fixture's PIDs are not real processes).
  * Returns 0 when it got as far as signalling (see the targets for each
  * PID's fate), -errno when it could not start.
  */
 int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
 	       const struct cgoom_decision *d, int sig, struct cgoom_kill_result *ret);
-void cgoom_kill_result_free(struct cgoom_kill_result *res); /* closes pidfds; NULL-safe */
+/* Closes the pidfds and frees the targets (not res itself: it may live
+ * on the stack); NULL-safe, idempotent. */
+void cgoom_kill_result_free(struct cgoom_kill_result *res);
 
 /* Thin wrappers: syscall(2) for libcs without them. -errno on failure. */
 int cgoom_pidfd_open(int pid);
 int cgoom_pidfd_send_signal(int pidfd, int sig);
 int cgoom_process_mrelease(int pidfd);
+
+/*
+ * The per-PID steps of cgoom_kill(), usable with only a proc root fd
+ * (tests run them on their own children under the real /proc).
+ *
+ * cgoom_kill_verify: refuses PID <= 1 and self_pid (-EPERM, no pidfd
+ * opened); else opens a pidfd first, then re-reads PID/stat and
+ * PID/oom_score_adj through proc_fd: a start time other than `starttime`
+ * (PID reused) or a vanished process is -ESRCH, oom_score_adj -1000 is
+ * -EPERM, unreadable or malformed files -errno / -EBADMSG. *ret is always
+ * filled (pid, err, skipped = err != 0); on success (0) ret->pidfd is the
+ * open pidfd, else -1.
+ *
+ * cgoom_kill_pid_verified: cgoom_kill_verify(), then pidfd_send_signal(sig)
+ * and, for SIGKILL, process_mrelease(). Returns 0 when signalled
+ * (ret->signalled, ret->pidfd kept open for waiting), else ret->err;
+ * a process gone by the time of the signal counts as skipped.
+ */
+int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
+		      struct cgoom_kill_target *ret);
+int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_pid, int sig,
+			    struct cgoom_kill_target *ret);
+
+/* Writes "1" to cgroup.kill of the cgroup at `path` ("/a/b") below the
+ * cgroup root fd, opening each component with O_NOFOLLOW (-ELOOP or
+ * -ENOTDIR on a symlink, -EINVAL on "." or ".." components). */
+int cgoom_cgroup_kill_write(int cgroup_fd, const char *path);

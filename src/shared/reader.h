@@ -10,6 +10,7 @@
  * O_DIRECTORY|O_NOFOLLOW).
  */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -50,3 +51,34 @@ int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, s
  * cgroup.procs): PID/stat, PID/status, PID/oom_score_adj. System:
  * meminfo, net/sockstat. Invalid xattr values are ignored with a note. */
 int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret);
+
+/*
+ * Details of cgoom_snapshot_read():
+ *  - memory.* files are read only where cgroup.controllers lists memory
+ *    (and always at the root); absent ones take their defaults. A
+ *    missing cgroup.procs means no processes; a missing
+ *    cgroup.controllers (non-root) is noted and the cgroup is no memcg.
+ *  - Each cgroup is read completely (files, xattrs, child names, its
+ *    processes' files), then re-validated (its name under the parent
+ *    still refers to the directory read) and only then added with its
+ *    processes, so a cgroup that vanished is dropped whole with a note
+ *    and never carries processes of its own. Children are walked in
+ *    bytewise name order, so "first seen" of a PID listed twice is
+ *    deterministic (pre-order).
+ *  - Notes name the file as "/a/b/memory.stat: ..." (relative to the
+ *    cgroup root) or "/proc/123/stat: ..." (whatever the proc root is).
+ *  - Bounds: depth 64 below the root, 1,000,000 cgroups, cgroup.procs
+ *    64 MiB, any other file 1 MiB (larger ones are refused, -EFBIG).
+ *  - The one symlink followed below a root is procfs' own "net" (a link
+ *    to self/net) when reading net/sockstat.
+ */
+
+/* Test seam (unit tests only; NULL in production): called at the points
+ * of the walk where the kernel may remove a cgroup under the reader, with
+ * the path of the cgroup concerned ("/a/b"). */
+enum cgoom_reader_point {
+	CGOOM_READER_BEFORE_OPEN,   /* a child is listed, its dir not yet opened */
+	CGOOM_READER_AFTER_OPEN,    /* its dir is open, no file read yet */
+	CGOOM_READER_BEFORE_COMMIT, /* all read, not yet re-validated and added */
+};
+extern void (*cgoom_reader_test_hook)(enum cgoom_reader_point point, const char *cgroup_path);

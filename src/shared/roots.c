@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* The two root directories, and reading whole files below them. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "reader.h"
+#include "roots-internal.h"
+
+/* ---- roots ---- */
+
+int cgoom_roots_open(const char *cgroup_root, const char *proc_root, struct cgoom_roots *ret,
+		     char *err, size_t errcap)
+{
+	struct cgoom_roots r = { .cgroup_fd = -1, .proc_fd = -1 };
+	const char *failed = cgroup_root;
+	int e = 0;
+
+	/* The roots themselves may be symlinks: the operator named them. */
+	r.cgroup_fd = open(cgroup_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r.cgroup_fd >= 0) {
+		failed = proc_root;
+		r.proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (r.cgroup_fd < 0 || r.proc_fd < 0)
+		e = -errno;
+	else {
+		r.cgroup_path = strdup(cgroup_root);
+		r.proc_path = strdup(proc_root);
+		if (!r.cgroup_path || !r.proc_path)
+			e = -ENOMEM;
+	}
+	if (e < 0) {
+		if (err && errcap)
+			snprintf(err, errcap, "%s: %s", failed, strerror(-e));
+		cgoom_roots_close(&r);
+		return e;
+	}
+	*ret = r;
+	return 0;
+}
+
+void cgoom_roots_close(struct cgoom_roots *r)
+{
+	if (!r)
+		return;
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+	if (r->proc_fd >= 0)
+		close(r->proc_fd);
+	free(r->cgroup_path);
+	free(r->proc_path);
+	r->cgroup_fd = r->proc_fd = -1;
+	r->cgroup_path = r->proc_path = NULL;
+}
+
+static bool fd_has_magic(int fd, unsigned long magic)
+{
+	struct statfs sf;
+
+	return fd >= 0 && fstatfs(fd, &sf) == 0 && (unsigned long)sf.f_type == magic;
+}
+
+bool cgoom_roots_are_live(const struct cgoom_roots *r)
+{
+	return r && fd_has_magic(r->cgroup_fd, CGOOM_CGROUP2_MAGIC) &&
+	       fd_has_magic(r->proc_fd, CGOOM_PROC_MAGIC);
+}
+
+/* ---- reading files into reusable buffers ---- */
+
+
+/* Reads relpath below dirfd into b (NUL-terminated); -EFBIG past max
+ * bytes; only regular files (kernfs and procfs files are). */
+int cgoom_rbuf_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if (max > SIZE_MAX / 4)
+		max = SIZE_MAX / 4;
+	fd = openat(dirfd, relpath, FILE_FLAGS);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+		goto out_close;
+	}
+	b->len = 0;
+	for (;;) {
+		ssize_t n;
+
+		if (b->len > max) {
+			r = -EFBIG;
+			goto out_close;
+		}
+		if (b->cap - b->len < 2) {
+			/* room for max + 1 bytes: the one more tells "too big" */
+			size_t ncap = b->cap ? b->cap * 2 : 4096;
+			char *np = realloc(b->p, ncap > max + 2 ? max + 2 : ncap);
+
+			if (!np) {
+				r = -ENOMEM;
+				goto out_close;
+			}
+			b->p = np;
+			b->cap = ncap > max + 2 ? max + 2 : ncap;
+		}
+		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto out_close;
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+	}
+	b->p[b->len] = '\0';
+out_close:
+	close(fd);
+	return r;
+}
+
+int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, size_t *ret_len)
+{
+	struct rbuf b = { 0 };
+	int r = cgoom_rbuf_read_at(&b, dirfd, relpath, max);
+
+	if (r < 0) {
+		free(b.p);
+		return r;
+	}
+	*ret = b.p;
+	if (ret_len)
+		*ret_len = b.len;
+	return 0;
+}
+
