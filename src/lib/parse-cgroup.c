@@ -1,1 +1,208 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * cgroup v2 files: memory.stat, memory.events and the PSI files
+ * (memory.pressure and /proc/pressure/ share one format).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "cgoom/parse.h"
+#include "lib/parse-internal.h"
+
+struct flat_key {
+	const char *name;
+	unsigned bit;
+	size_t offset; /* of a uint64_t in the output struct */
+};
+
+/*
+ * The "key value\n" format of memory.stat and memory.events: every line
+ * has exactly two blank-separated tokens and a decimal u64 value, known
+ * keys are stored (a repeated one is -EBADMSG: two values for one counter
+ * mean the buffer is not what the kernel wrote), unknown keys skipped.
+ */
+static int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys,
+			    size_t n_keys, void *out, unsigned *ret_present)
+{
+	const char *end = parse_end(buf, len), *pos = buf, *line;
+	size_t n;
+	unsigned present = 0;
+
+	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *p = line, *lend = line + n, *key, *val, *extra;
+		size_t key_len, val_len, extra_len;
+		if (!parse_next_token(&p, lend, &key, &key_len) ||
+		    !parse_next_token(&p, lend, &val, &val_len) ||
+		    parse_next_token(&p, lend, &extra, &extra_len))
+			return -EBADMSG;
+		uint64_t v;
+		int r = parse_digits_u64(val, val_len, &v);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < n_keys; i++) {
+			if (!parse_span_eq(key, key_len, keys[i].name))
+				continue;
+			if (present & keys[i].bit)
+				return -EBADMSG;
+			present |= keys[i].bit;
+			memcpy((char *)out + keys[i].offset, &v, sizeof(v));
+			break;
+		}
+	}
+	*ret_present = present;
+	return 0;
+}
+
+#define MEMSTAT_KEY(name, bit) { #name, bit, offsetof(struct cgoom_memstat, name) }
+static const struct flat_key memstat_keys[] = {
+	MEMSTAT_KEY(anon, CGOOM_MEMSTAT_ANON),
+	MEMSTAT_KEY(file, CGOOM_MEMSTAT_FILE),
+	MEMSTAT_KEY(kernel_stack, CGOOM_MEMSTAT_KERNEL_STACK),
+	MEMSTAT_KEY(sock, CGOOM_MEMSTAT_SOCK),
+	MEMSTAT_KEY(slab_unreclaimable, CGOOM_MEMSTAT_SLAB_UNRECLAIMABLE),
+	MEMSTAT_KEY(active_anon, CGOOM_MEMSTAT_ACTIVE_ANON),
+	MEMSTAT_KEY(inactive_anon, CGOOM_MEMSTAT_INACTIVE_ANON),
+	MEMSTAT_KEY(unevictable, CGOOM_MEMSTAT_UNEVICTABLE),
+};
+
+int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	struct cgoom_memstat m = { 0 };
+	int r = parse_flat_keyed(buf, len, memstat_keys,
+				 sizeof(memstat_keys) / sizeof(memstat_keys[0]), &m, &m.present);
+	if (r < 0)
+		return r;
+	if ((m.present & CGOOM_MEMSTAT_FOOTPRINT_KEYS) != CGOOM_MEMSTAT_FOOTPRINT_KEYS)
+		return -ENOENT;
+	*ret = m;
+	return 0;
+}
+
+#define MEMEVENTS_KEY(name, bit) { #name, bit, offsetof(struct cgoom_memevents, name) }
+static const struct flat_key memevents_keys[] = {
+	MEMEVENTS_KEY(low, CGOOM_MEMEVENTS_LOW),
+	MEMEVENTS_KEY(high, CGOOM_MEMEVENTS_HIGH),
+	MEMEVENTS_KEY(max, CGOOM_MEMEVENTS_MAX),
+	MEMEVENTS_KEY(oom, CGOOM_MEMEVENTS_OOM),
+	MEMEVENTS_KEY(oom_kill, CGOOM_MEMEVENTS_OOM_KILL),
+	MEMEVENTS_KEY(oom_group_kill, CGOOM_MEMEVENTS_OOM_GROUP_KILL),
+};
+
+int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	struct cgoom_memevents e = { 0 };
+	int r = parse_flat_keyed(buf, len, memevents_keys,
+				 sizeof(memevents_keys) / sizeof(memevents_keys[0]), &e, &e.present);
+	if (r < 0)
+		return r;
+	*ret = e;
+	return 0;
+}
+
+/* "12.34" -> 1234: the kernel prints "%lu.%02lu"; one fraction digit is
+ * accepted too ("1.5" -> 150), nothing finer. */
+static int parse_psi_avg(const char *s, size_t n, uint32_t *ret)
+{
+	const char *dot = memchr(s, '.', n);
+	size_t int_len = dot ? (size_t)(dot - s) : n;
+	uint64_t ip, fp = 0;
+	int r = parse_digits_u64(s, int_len, &ip);
+	if (r < 0)
+		return r;
+	if (dot) {
+		size_t frac_len = n - int_len - 1;
+		if (frac_len < 1 || frac_len > 2)
+			return -EBADMSG;
+		r = parse_digits_u64(dot + 1, frac_len, &fp);
+		if (r < 0)
+			return r;
+		if (frac_len == 1)
+			fp *= 10;
+	}
+	if (ip > (UINT32_MAX - fp) / 100)
+		return -ERANGE;
+	*ret = (uint32_t)(ip * 100 + fp);
+	return 0;
+}
+
+/* "avg10=0.12 avg60=0.00 avg300=0.00 total=12345": all four fields, each
+ * once, nothing else. */
+static int parse_psi_fields(const char *p, const char *end, struct cgoom_psi_line *ret)
+{
+	struct cgoom_psi_line l = { .present = true };
+	unsigned seen = 0;
+	const char *tok;
+	size_t n;
+
+	while (parse_next_token(&p, end, &tok, &n)) {
+		const char *eq = memchr(tok, '=', n);
+		if (!eq)
+			return -EBADMSG;
+		size_t key_len = (size_t)(eq - tok), val_len = n - key_len - 1;
+		const char *val = eq + 1;
+		unsigned bit;
+		int r;
+		if (parse_span_eq(tok, key_len, "avg10")) {
+			bit = 1;
+			r = parse_psi_avg(val, val_len, &l.avg10);
+		} else if (parse_span_eq(tok, key_len, "avg60")) {
+			bit = 2;
+			r = parse_psi_avg(val, val_len, &l.avg60);
+		} else if (parse_span_eq(tok, key_len, "avg300")) {
+			bit = 4;
+			r = parse_psi_avg(val, val_len, &l.avg300);
+		} else if (parse_span_eq(tok, key_len, "total")) {
+			bit = 8;
+			r = parse_digits_u64(val, val_len, &l.total_us);
+		} else
+			return -EBADMSG;
+		if (r < 0)
+			return r;
+		if (seen & bit)
+			return -EBADMSG;
+		seen |= bit;
+	}
+	if (seen != 15)
+		return -EBADMSG;
+	*ret = l;
+	return 0;
+}
+
+int cgoom_parse_pressure(const char *buf, size_t len, struct cgoom_pressure *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	struct cgoom_pressure pr = { 0 };
+	const char *end = parse_end(buf, len), *pos = buf, *line;
+	size_t n;
+
+	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *p = line, *lend = line + n, *kind;
+		size_t kind_len;
+		struct cgoom_psi_line *dst;
+		if (!parse_next_token(&p, lend, &kind, &kind_len))
+			return -EBADMSG;
+		if (parse_span_eq(kind, kind_len, "some"))
+			dst = &pr.some;
+		else if (parse_span_eq(kind, kind_len, "full"))
+			dst = &pr.full;
+		else
+			return -EBADMSG;
+		if (dst->present)
+			return -EBADMSG;
+		int r = parse_psi_fields(p, lend, dst);
+		if (r < 0)
+			return r;
+	}
+	if (!pr.some.present)
+		return -ENOENT;
+	*ret = pr;
+	return 0;
+}
