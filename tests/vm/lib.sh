@@ -1,0 +1,412 @@
+# tests/vm/lib.sh: helpers for VM scenarios (busybox ash, inside the guest).
+#
+# /init sources this before each scenario, in a fresh shell, with
+# SCENARIO set and $VM_TMP an empty directory. A scenario ends with
+# `pass DETAIL` or `fail DETAIL`; /init turns that into the result line
+# and runs cleanup_all afterwards whatever happened (timeout included).
+#
+# Cgroup paths are given as cgoom sees them: "/work/cg1" means
+# /sys/fs/cgroup/work/cg1.
+
+CG=/sys/fs/cgroup
+: "${VM_TMP:=/tmp/vm}"
+: "${SCENARIO:=script}"
+CGOOM_CONF=/etc/cgoom.conf
+mkdir -p "$VM_TMP"
+
+# --- reporting ----------------------------------------------------------
+
+say() { echo "[$SCENARIO] $*"; }
+
+# One diagnostic line: printed now, and forwarded by /init to the host,
+# which prints it under the scenario's TAP line.
+diag() {
+	echo "# $*"
+	echo "$*" >> "$VM_TMP/diag"
+}
+
+# Print a file's contents as diagnostics (first $2 lines, default 40).
+diag_file() {
+	[ -f "$1" ] || return 0
+	head -n "${2:-40}" "$1" | while IFS= read -r l; do diag "  $l"; done
+}
+
+pass() { echo "PASS $*" > "$VM_TMP/result"; exit 0; }
+fail() { echo "FAIL $*" > "$VM_TMP/result"; say "FAIL: $*"; exit 1; }
+
+# agree PREDICTED DIED: the host-side "explain-agrees" check. Records
+# whether explain's victim.pids (before the kill) equals the set of
+# processes that died. Does not end the scenario.
+agree() {
+	if [ "$1" = "$2" ]; then
+		echo "PASS predicted [$1] died [$2]" >> "$VM_TMP/agree"
+	else
+		echo "FAIL predicted [$1] died [$2]" >> "$VM_TMP/agree"
+	fi
+}
+
+# --- small utilities ----------------------------------------------------
+
+# sorted_pids WORDS...: numbers, sorted, one space apart.
+sorted_pids() {
+	echo "$*" | tr ' ,\t' '\n\n\n' | grep -E '^[0-9]+$' | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
+# uptime in centiseconds (for measuring short intervals).
+now_cs() {
+	read -r up _ < /proc/uptime
+	echo "${up%.*}${up#*.}" | sed 's/^0*//; s/^$/0/'
+}
+
+# --- cgroups ------------------------------------------------------------
+
+# cg_make PATH [MEMORY_MAX]: create a cgroup (and parents).
+cg_make() {
+	mkdir -p "$CG$1" || fail "mkdir $CG$1"
+	[ -n "${2:-}" ] && cg_set "$1" memory.max "$2"
+	return 0
+}
+
+# cg_enable PATH CONTROLLERS...: e.g. cg_enable /work +memory +pids
+cg_enable() {
+	p=$1; shift
+	echo "$*" > "$CG$p/cgroup.subtree_control" ||
+		fail "enable '$*' in $p/cgroup.subtree_control"
+}
+
+# cg_set PATH FILE VALUE
+cg_set() {
+	echo "$3" > "$CG$1/$2" || fail "write '$3' to $1/$2"
+}
+
+cg_get() { cat "$CG$1/$2"; }
+
+# cg_procs PATH: pids attached to PATH itself, sorted.
+cg_procs() { sorted_pids "$(cat "$CG$1/cgroup.procs")"; }
+
+# write_conf: stdin becomes /etc/cgoom.conf (echoed for the log).
+write_conf() {
+	cat > "$CGOOM_CONF"
+	say "config $CGOOM_CONF:"
+	sed 's/^/    /' "$CGOOM_CONF"
+}
+
+# --- processes ----------------------------------------------------------
+
+is_dead() {
+	[ -d "/proc/$1" ] || return 0
+	st=$(sed -n 's/^State:[[:space:]]*\([A-Z]\).*/\1/p' "/proc/$1/status" 2>/dev/null)
+	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+}
+
+is_alive() { ! is_dead "$1"; }
+
+# wait_dead SECONDS PIDS...: 0 once all are dead, 1 on timeout.
+wait_dead() {
+	limit=$(( $1 * 10 )); shift
+	i=0
+	while [ $i -lt $limit ]; do
+		all=1
+		for p in "$@"; do is_dead "$p" || { all=0; break; }; done
+		[ $all = 1 ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# --- hogs ---------------------------------------------------------------
+# $VM_TMP/hogs has one line per hog: LABEL PID CGROUP MB
+
+# hog LABEL CGROUP MB [RATE]: start memhog inside CGROUP (it moves itself
+# in before touching memory, so the whole charge lands there).
+hog() {
+	out="$VM_TMP/hog.$1.out"
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; shift; exec memhog "$@"' \
+		hog "$CG$2" "$3" ${4:-} > "$out" 2>&1 &
+	echo "$1 $! $2 $3" >> "$VM_TMP/hogs"
+}
+
+# hogs_wait [SECONDS]: wait for every started hog to print "ready PID".
+hogs_wait() {
+	limit=$(( ${1:-90} * 10 ))
+	t0=$(now_cs)
+	i=0
+	while :; do
+		missing=0
+		while read -r label pid cg mb; do
+			grep -q "^ready $pid\$" "$VM_TMP/hog.$label.out" 2>/dev/null && continue
+			if is_dead "$pid"; then
+				diag_file "$VM_TMP/hog.$label.out"
+				fail "hog $label (pid $pid, $mb MiB in $cg) died before ready"
+			fi
+			missing=$((missing + 1))
+		done < "$VM_TMP/hogs"
+		[ $missing = 0 ] && break
+		[ $i -ge $limit ] && fail "$missing hog(s) not ready after ${1:-90}s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	n=$(wc -l < "$VM_TMP/hogs")
+	say "$n hogs ready in $(( ($(now_cs) - t0) ))0 ms"
+}
+
+hog_pid() { awk -v l="$1" '$1 == l { print $2 }' "$VM_TMP/hogs"; }
+
+all_hog_pids() { sorted_pids "$(awk '{ print $2 }' "$VM_TMP/hogs")"; }
+
+dead_hogs() {
+	d=
+	for p in $(all_hog_pids); do is_dead "$p" && d="$d $p"; done
+	sorted_pids "$d"
+}
+
+alive_hogs() {
+	a=
+	for p in $(all_hog_pids); do is_alive "$p" && a="$a $p"; done
+	sorted_pids "$a"
+}
+
+# hog_table: who is who, alive or killed (for logs and the demo).
+hog_table() {
+	printf '    %-16s %-6s %-16s %5s  %s\n' HOG PID CGROUP MiB STATE
+	while read -r label pid cg mb; do
+		if is_dead "$pid"; then s="KILLED"; else s="alive"; fi
+		printf '    %-16s %-6s %-16s %5s  %s\n' "$label" "$pid" "$cg" "$mb" "$s"
+	done < "$VM_TMP/hogs"
+}
+
+# labels_of PIDS...: hog labels for a pid list (for readable messages).
+labels_of() {
+	r=
+	for p in "$@"; do
+		l=$(awk -v p="$p" '$2 == p { print $1 }' "$VM_TMP/hogs")
+		r="$r ${l:-pid$p}"
+	done
+	echo "${r# }"
+}
+
+# --- cgoom --------------------------------------------------------------
+
+CGOOM_N=0
+# cg_oom NAME ARGS...: run cgoom ARGS, output to $VM_TMP/NAME.out (also
+# shown); returns cgoom's exit status, which is also left in $CGOOM_RC.
+cg_oom() {
+	name=$1; shift
+	CGOOM_N=$((CGOOM_N + 1))
+	say "\$ cgoom $*"
+	cgoom "$@" > "$VM_TMP/$name.out" 2> "$VM_TMP/$name.err"
+	CGOOM_RC=$?
+	sed 's/^/    /' "$VM_TMP/$name.out"
+	[ -s "$VM_TMP/$name.err" ] && sed 's/^/    (stderr) /' "$VM_TMP/$name.err"
+	[ $CGOOM_RC = 0 ] || say "(exit status $CGOOM_RC)"
+	return $CGOOM_RC
+}
+
+# cg_oom_traced NAME ARGS...: cg_oom under strace (when the guest has it),
+# the kill-path syscalls in $VM_TMP/NAME.strace. $TRACED says whether.
+cg_oom_traced() {
+	name=$1; shift
+	if command -v strace > /dev/null 2>&1; then
+		TRACED=1
+		say "\$ strace -f cgoom $*"
+		# --seccomp-bpf: only the traced syscalls stop cgoom (a full
+		# trace under TCG turns a 0.1 s kill into 5 s).
+		strace -f -qq --seccomp-bpf -o "$VM_TMP/$name.strace" \
+			-e "trace=${TRACE_SET:-pidfd_open,pidfd_send_signal,process_mrelease,kill,tgkill}" \
+			cgoom "$@" > "$VM_TMP/$name.out" 2> "$VM_TMP/$name.err"
+		CGOOM_RC=$?
+		sed 's/^/    /' "$VM_TMP/$name.out"
+		[ -s "$VM_TMP/$name.err" ] && sed 's/^/    (stderr) /' "$VM_TMP/$name.err"
+		[ $CGOOM_RC = 0 ] || say "(exit status $CGOOM_RC)"
+		say "kill-path syscalls:"
+		grep -E 'pidfd_open|pidfd_send_signal|process_mrelease|[^_]kill\(|cgroup\.kill' "$VM_TMP/$name.strace" |
+			grep -v 'ENOENT' | sed 's/^/    /' | head -n 40
+	else
+		TRACED=0
+		: > "$VM_TMP/$name.strace"
+		cg_oom "$name" "$@"
+	fi
+	return $CGOOM_RC
+}
+
+# --- explain --json, the few fields we need (no jq in the guest) ---------
+# The document is one object; victim is a flat object whose only array
+# is "pids"; candidates carry no "pids", "scope" or "policy" keys.
+
+json_flat() { tr -d '\n\r' < "$1"; }
+
+# json_victim FILE: the victim object "{...}", or nothing when null.
+json_victim() {
+	json_flat "$1" | sed -n 's/.*"victim"[[:space:]]*:[[:space:]]*\({[^}]*}\).*/\1/p'
+}
+
+# json_victim_pids FILE: victim.pids, sorted, space-separated.
+json_victim_pids() {
+	v=$(json_victim "$1" | sed -n 's/.*"pids"[[:space:]]*:[[:space:]]*\[\([^]]*\)\].*/\1/p')
+	sorted_pids "$v"
+}
+
+# json_value TEXT KEY: the first "KEY": value in TEXT, for a string
+# (unquoted, no escapes expected), number, true, false or null.
+json_value() {
+	echo "$1" | grep -E -o "\"$2\"[[:space:]]*:[[:space:]]*(\"[^\"]*\"|null|-?[0-9]+|true|false)" |
+		head -n 1 | sed 's/^"[^"]*"[[:space:]]*:[[:space:]]*//; s/^"\(.*\)"$/\1/'
+}
+
+json_victim_field() { json_value "$(json_victim "$1")" "$2"; }
+
+# Top-level fields: "domain" and "policy" come before the candidates.
+json_top_field() {
+	json_value "$(json_flat "$1" | sed 's/"candidates".*//')" "$2"
+}
+
+# --- kill checks --------------------------------------------------------
+
+# explain_predict NAME DOMAIN [ARGS...]: run explain --json, leave victim
+# pids in $PRED (sorted) and the JSON in $VM_TMP/NAME.out.
+explain_predict() {
+	name=$1; dom=$2; shift 2
+	cg_oom "$name" "$@" explain "$dom" --json ||
+		fail "cgoom explain $dom --json exited $CGOOM_RC: $(head -c 300 "$VM_TMP/$name.err")"
+	grep -q '"victim"' "$VM_TMP/$name.out" ||
+		fail "explain --json has no \"victim\" key: $(head -c 300 "$VM_TMP/$name.out")"
+	PRED=$(json_victim_pids "$VM_TMP/$name.out")
+	say "explain predicts victim.pids = [$PRED] ($(labels_of $PRED))"
+}
+
+# kill_and_check NAME DOMAIN EXPECTED [ARGS...]: `cgoom kill DOMAIN`, wait
+# for EXPECTED (sorted pids) to die, then require that exactly EXPECTED
+# died among the hogs and everything else is alive. Records the
+# explain-agrees check against $PRED.
+kill_and_check() {
+	name=$1; dom=$2; want=$3; shift 3
+	t0=$(now_cs)
+	if [ "${KILL_TRACE:-0}" = 1 ]; then
+		cg_oom_traced "$name" "$@" kill "$dom"
+	else
+		cg_oom "$name" "$@" kill "$dom"
+	fi
+	rc=$CGOOM_RC
+	[ -n "$want" ] && wait_dead 15 $want
+	t1=$(now_cs)
+	sleep 0.5 # anything else that is going to die, let it
+	died=$(dead_hogs)
+	agree "$PRED" "$died"
+	say "after the kill (cgoom start to last expected death: $(( t1 - t0 ))0 ms):"
+	hog_table
+	[ $rc = 0 ] || fail "cgoom kill $dom exited $rc: $(head -c 300 "$VM_TMP/$name.err")"
+	[ "$died" = "$want" ] ||
+		fail "died [$died] ($(labels_of $died)), expected [$want] ($(labels_of $want))"
+}
+
+# --- the seed table (the LWN article's example, sizes nudged unique) -----
+#   /work (memory.max 1200M)
+#     cg1: one 250 MiB hog
+#     cg2: three hogs, 100 102 104
+#     cg3/cg31: 98 99      cg3/cg32: 97 96
+# Footprints: cg1 250, cg2 306, cg31 197, cg32 193 (cg3 as a tree: 390).
+# With less than -m 1536 the base sizes shrink to fit (SEED_PCT percent);
+# the nudges stay, so every answer stays unique.
+seed_pct() {
+	mt=$(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo)
+	pct=$(( (mt / 1024 - 400) * 100 / 1000 ))
+	[ $pct -gt 100 ] && pct=100
+	[ $pct -lt 20 ] && pct=20
+	echo $pct
+}
+
+seed_setup() {
+	SEED_PCT=$(seed_pct)
+	b250=$((250 * SEED_PCT / 100)) b100=$((100 * SEED_PCT / 100))
+	[ "$SEED_PCT" = 100 ] || say "guest has $(($(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo) / 1024)) MiB: seed sizes at ${SEED_PCT}%"
+	cg_make /work $((1200 * SEED_PCT / 100))M
+	cg_enable /work +memory
+	cg_make /work/cg1
+	cg_make /work/cg2
+	cg_make /work/cg3
+	cg_enable /work/cg3 +memory
+	cg_make /work/cg3/cg31
+	cg_make /work/cg3/cg32
+	hog cg1 /work/cg1 $b250
+	hog cg2-100 /work/cg2 $b100
+	hog cg2-102 /work/cg2 $((b100 + 2))
+	hog cg2-104 /work/cg2 $((b100 + 4))
+	hog cg31-98 /work/cg3/cg31 $((b100 - 2))
+	hog cg31-99 /work/cg3/cg31 $((b100 - 1))
+	hog cg32-97 /work/cg3/cg32 $((b100 - 3))
+	hog cg32-96 /work/cg3/cg32 $((b100 - 4))
+	hogs_wait 90
+}
+
+# check_victim FILE POLICY CGROUP PID SCOPE: explain's JSON says policy
+# POLICY, victim cgroup CGROUP (skipped when empty), process PID, scope
+# SCOPE ("null" for none) and pids [$WANT].
+check_victim() {
+	f=$1
+	p=$(json_top_field "$f" policy)
+	[ "$p" = "$2" ] || fail "explain says policy '$p', expected '$2'"
+	d=$(json_top_field "$f" domain)
+	[ "$d" = "$DOMAIN" ] || fail "explain says domain '$d', expected '$DOMAIN'"
+	json_victim "$f" | grep -q . || fail "explain found no victim (victim: null): $(json_flat "$f" | head -c 400)"
+	if [ -n "$3" ]; then
+		c=$(json_victim_field "$f" cgroup)
+		[ "$c" = "$3" ] || fail "explain's victim.cgroup is '$c', expected '$3'"
+	fi
+	v=$(json_victim_field "$f" process)
+	[ "$v" = "$4" ] || fail "explain's victim.process is '$v' ($(labels_of $v)), expected $4 ($(labels_of $4))"
+	s=$(json_victim_field "$f" scope)
+	[ "$s" = "$5" ] || fail "explain's victim.scope is '$s', expected '$5'"
+	[ "$PRED" = "$WANT" ] || fail "explain's victim.pids [$PRED] ($(labels_of $PRED)), expected [$WANT] ($(labels_of $WANT))"
+}
+
+# --- cleanup (run by /init after every scenario) --------------------------
+
+cleanup_all() {
+	killall -9 strace 2>/dev/null
+	# cgroup.kill each top-level cgroup: kills every process below it.
+	for d in "$CG"/*/; do
+		[ -f "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill" 2>/dev/null
+	done
+	killall -9 memhog 2>/dev/null
+	i=0
+	while [ $i -lt 50 ]; do
+		busy=0
+		for d in $(find "$CG" -mindepth 1 -type d); do
+			grep -q '^populated 1' "$d/cgroup.events" 2>/dev/null && busy=1
+		done
+		[ $busy = 0 ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	find "$CG" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
+	left=$(find "$CG" -mindepth 1 -type d | tr '\n' ' ')
+	stray=
+	for p in $(pidof memhog); do is_alive "$p" && stray="$stray $p"; done
+	stray=${stray# }
+	swapoff -a 2>/dev/null
+	for z in /sys/block/zram*; do
+		[ -e "$z/reset" ] && echo 1 > "$z/reset" 2>/dev/null
+	done
+	rmmod zram 2>/dev/null
+	rm -f "$CGOOM_CONF"
+	[ -n "$left$stray" ] || return 0
+	echo "cleanup: cgroups left: [${left% }] memhogs left: [$stray]"
+	return 1
+}
+
+# load_zram SIZE: zram swap of SIZE (e.g. 256M), swapon. Swap stays off
+# in every scenario that does not call this.
+load_zram() {
+	modprobe zram num_devices=1 2>/dev/null || {
+		for m in /lib/modules/*/kernel/mm/zsmalloc.ko /lib/modules/*/kernel/drivers/block/zram/zram.ko; do
+			insmod "$m" || return 1
+		done
+	}
+	i=0
+	while [ ! -e /sys/block/zram0/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "$1" > /sys/block/zram0/disksize || return 1
+	i=0
+	while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
+}
