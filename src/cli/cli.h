@@ -11,7 +11,7 @@
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 struct cli_opts {
-	const char *cgroup_root, *proc_root, *config;
+	const char *cgroup_root, *proc_root, *config, *log_format;
 	bool config_given;
 	bool json, dry_run;
 	const char *verb;

@@ -25,6 +25,8 @@ static void usage(FILE *f)
 	      "  --cgroup-root DIR   cgroup2 mount (default /sys/fs/cgroup)\n"
 	      "  --proc-root DIR     procfs mount (default /proc)\n"
 	      "  --config FILE       settings (default /etc/cgoom.conf; missing default = none)\n"
+	      "  --log-format text|json   log lines as text (journald priority prefixes under\n"
+	      "                      systemd) or as JSON objects\n"
 	      "  --version, --help\n"
 	      "\n"
 	      "exit status: 0 success, 1 runtime failure, 2 usage or config error\n",
@@ -81,7 +83,8 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			int r;
 			if ((r = take_value(argc, argv, &i, "--cgroup-root", &o->cgroup_root)) ||
 			    (r = take_value(argc, argv, &i, "--proc-root", &o->proc_root)) ||
-			    (r = take_value(argc, argv, &i, "--config", &o->config))) {
+			    (r = take_value(argc, argv, &i, "--config", &o->config)) ||
+			    (r = take_value(argc, argv, &i, "--log-format", &o->log_format))) {
 				if (r < 0)
 					return -1;
 				if (o->config && !o->config_given)
@@ -115,6 +118,10 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	if (r < 0)
 		return EXIT_USAGE;
+	if (o.log_format && cgoom_log_set_format_name(o.log_format) < 0) {
+		log_error("--log-format takes text or json, not '%s'", o.log_format);
+		return EXIT_USAGE;
+	}
 	if (o.config && !o.config[0]) {
 		log_error("--config needs a file name");
 		return EXIT_USAGE;

@@ -10,6 +10,18 @@
 static const char *prog = "cgoom";
 static enum cgoom_log_level max_level = CGOOM_LOG_INFO;
 static bool journal;
+static enum cgoom_log_format format = CGOOM_LOG_TEXT;
+
+int cgoom_log_set_format_name(const char *name)
+{
+	if (strcmp(name, "text") == 0)
+		format = CGOOM_LOG_TEXT;
+	else if (strcmp(name, "json") == 0)
+		format = CGOOM_LOG_JSON;
+	else
+		return -EINVAL;
+	return 0;
+}
 
 void cgoom_log_init(const char *progname)
 {

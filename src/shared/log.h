@@ -15,7 +15,14 @@ enum cgoom_log_level {
 	CGOOM_LOG_DEBUG = 7,
 };
 
+enum cgoom_log_format {
+	CGOOM_LOG_TEXT = 0, /* "cgoom: message", or "<N>message" under journald */
+	CGOOM_LOG_JSON,     /* one JSON object per line */
+};
+
 void cgoom_log_init(const char *progname);
+/* "text" or "json"; -EINVAL otherwise. */
+int cgoom_log_set_format_name(const char *name);
 void cgoom_log_set_max_level(enum cgoom_log_level level);
 void cgoom_log(enum cgoom_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
