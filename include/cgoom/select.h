@@ -76,6 +76,12 @@ void cgoom_decision_free(struct cgoom_decision *d); /* NULL-safe */
  * cgoom itself, not under an omit cgroup. Needs resolved settings. */
 bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, const char **ret_why);
 
+/* Whether the cgroup root is itself a cgroup with memory files (a cgroup
+ * namespace, or cgroupfs mounted from a subtree): then "/" is judged
+ * like a cgroup domain, from its own memory.stat and memory.max, since
+ * /proc/meminfo describes the whole host. */
+bool cgoom_root_is_cgroup(const struct cgoom_snapshot *s);
+
 /* T for a domain (SPEC 3): system MemTotal + SwapTotal; cgroup
  * memory.max + min(memory.swap.max, SwapTotal), memory.max "max" taken
  * as MemTotal. */

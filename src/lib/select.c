@@ -101,10 +101,15 @@ bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, const char
 	return why == NULL;
 }
 
+bool cgoom_root_is_cgroup(const struct cgoom_snapshot *s)
+{
+	return s->cgroups[0].current_ok;
+}
+
 uint64_t cgoom_domain_size(const struct cgoom_snapshot *s, int domain)
 {
 	uint64_t swap_total = s->meminfo_ok ? s->meminfo.swap_total : 0;
-	if (domain == 0)
+	if (domain == 0 && !cgoom_root_is_cgroup(s))
 		return s->meminfo_ok ? sat_add(s->meminfo.mem_total, swap_total) : 0;
 	const struct cgoom_cgroup *c = &s->cgroups[domain];
 	uint64_t max = c->max;
@@ -321,12 +326,21 @@ static int policy_cgroup(const struct cgoom_snapshot *s, int domain, struct cgoo
 	root->order = order;
 	bool any;
 	bool eligible = memcg_members(s, 0, &any);
-	if (!s->meminfo_ok) {
+	uint64_t sys;
+	bool have_sys = true;
+	if (cgoom_root_is_cgroup(s)) {
+		/* a cgroup namespace (or a subtree mount): the root is a real
+		 * cgroup whose memory.stat covers exactly what we can see */
+		bool fb;
+		sys = cgoom_memcg_footprint(s, 0, &fb);
+		root->fallback = fb;
+	} else if (!s->meminfo_ok) {
 		root->why = "no /proc/meminfo";
-		eligible = false;
+		have_sys = false;
+		sys = 0;
 	} else {
 		const struct cgoom_meminfo *mi = &s->meminfo;
-		uint64_t sys = sat_add(mi->active_anon, mi->inactive_anon);
+		sys = sat_add(mi->active_anon, mi->inactive_anon);
 		sys = sat_add(sys, mi->sunreclaim);
 		sys = sat_add(sys, mi->kernel_stack);
 		sys = sat_add(sys, mi->swap_total > mi->swap_free ? mi->swap_total - mi->swap_free : 0);
@@ -335,6 +349,10 @@ static int policy_cgroup(const struct cgoom_snapshot *s, int domain, struct cgoo
 			uint64_t bytes = pages > UINT64_MAX / s->page_size ? UINT64_MAX : pages * s->page_size;
 			sys = sat_add(sys, bytes);
 		}
+	}
+	if (!have_sys)
+		eligible = false;
+	else {
 		uint64_t children = 0;
 		for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
 			if (s->cgroups[ch].memcg == ch)
@@ -382,7 +400,9 @@ static int fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
 	/* highest memory.oom.group cgroup from the domain down to P's memcg */
 	d->scope = -1;
 	int pm = s->cgroups[s->procs[proc].cgroup].memcg;
-	for (int i = pm; i > 0; i = s->cgroups[i].parent) {
+	/* the real root has no memory.oom.group; a namespace root does */
+	int stop = cgoom_root_is_cgroup(s) ? -1 : 0;
+	for (int i = pm; i > stop; i = s->cgroups[i].parent) {
 		if (s->cgroups[i].oom_group)
 			d->scope = i;
 		if (i == domain)

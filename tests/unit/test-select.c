@@ -779,6 +779,44 @@ static void test_tree_entity_takes_tree_settings(void)
 	cgoom_snapshot_free(&s);
 }
 
+static void test_namespace_root(void)
+{
+	/* inside a cgroup namespace the root has memory files of its own;
+	 * the host's meminfo (huge here) must not be charged to it */
+	struct cgoom_snapshot s;
+	sb_init(&s, 100000);
+	struct cgoom_cgroup *r = &s.cgroups[0];
+	r->current_ok = true;
+	r->current = 900 * MiB;
+	r->stat_ok = true;
+	r->stat.active_anon = 700 * MiB;
+	r->max = 1024 * MiB;
+	r->oom_group = true;
+	sb_cg(&s, "/a", 300);
+	sb_cg(&s, "/b", 200);
+	sb_proc(&s, 80, "/a", 300, 0);
+	sb_proc(&s, 81, "/b", 200, 0);
+	sb_proc(&s, 5, "/", 150, 0);
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	CHECK(cgoom_root_is_cgroup(&s));
+	CHECK_EQ_U64(cgoom_domain_size(&s, 0), 1024 * MiB);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/a");
+	bool seen = false;
+	for (size_t i = 0; i < d.n_candidates; i++)
+		if (d.candidates[i].kind == CGOOM_KIND_ROOT) {
+			CHECK_EQ_U64(d.candidates[i].footprint, 200 * MiB); /* 700 - 300 - 200 */
+			seen = true;
+		}
+	CHECK(seen);
+	CHECK_EQ_INT(d.scope, 0); /* the namespace root's memory.oom.group applies */
+	CHECK_EQ_INT(d.n_pids, 3);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 static void test_snapshot_dedupe_and_dupes(void)
 {
 	struct cgoom_snapshot s;
@@ -839,6 +877,7 @@ int main(void)
 		TAP(test_systemd_xattrs),
 		TAP(test_precedence_trusted_over_config),
 		TAP(test_tree_entity_takes_tree_settings),
+		TAP(test_namespace_root),
 		TAP(test_snapshot_dedupe_and_dupes),
 		{ 0 },
 	});
