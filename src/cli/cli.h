@@ -14,6 +14,7 @@ struct cli_opts {
 	const char *cgroup_root, *proc_root, *config, *log_format;
 	bool config_given;
 	bool json, dry_run;
+	unsigned watch_ms; /* explain --watch[=SECONDS]: refresh period, 0 = once */
 	const char *verb;
 	const char *args[4];
 	int n_args;

@@ -57,7 +57,7 @@ static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decis
 	*rc = print_buf(&b, o->json);
 }
 
-int cmd_explain(const struct cli_opts *o)
+static int explain_once(const struct cli_opts *o)
 {
 	struct cli_ctx c;
 	struct cgoom_decision d;
@@ -68,6 +68,27 @@ int cmd_explain(const struct cli_opts *o)
 	cgoom_decision_free(&d);
 	cli_ctx_free(&c);
 	return rc;
+}
+
+int cmd_explain(const struct cli_opts *o)
+{
+	if (!o->watch_ms)
+		return explain_once(o);
+	/* --watch: a fresh snapshot each period, like watch(1); a usage or
+	 * config error stops it, a runtime hiccup does not */
+	for (;;) {
+		time_t now = time(NULL);
+		char ts[64];
+		strftime(ts, sizeof(ts), "%F %T", localtime(&now));
+		if (!o->json)
+			printf("\033[H\033[2J%s, every %.1fs (Ctrl-C to stop)\n", ts, o->watch_ms / 1000.0);
+		int rc = explain_once(o);
+		fflush(stdout);
+		if (rc == EXIT_USAGE)
+			return rc;
+		struct timespec ts_sleep = { o->watch_ms / 1000, (long)(o->watch_ms % 1000) * 1000000 };
+		nanosleep(&ts_sleep, NULL);
+	}
 }
 
 static uint64_t now_ms(void)

@@ -4,6 +4,7 @@
  * verb; verb options anywhere after it.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -15,7 +16,8 @@ static void usage(FILE *f)
 	fputs("usage: cgoom [GLOBAL OPTIONS] VERB [ARGS]\n"
 	      "\n"
 	      "  run     [--dry-run]               the daemon\n"
-	      "  explain [DOMAIN] [--json]         rank and show the victim, kill nothing\n"
+	      "  explain [DOMAIN] [--json] [--watch[=SECONDS]]\n"
+	      "                                    rank and show the victim, kill nothing\n"
 	      "  kill    [DOMAIN] [--dry-run]      select and kill once, now\n"
 	      "  policy  CGROUP [none|cgroup|tree] read or set a policy\n"
 	      "\n"
@@ -76,6 +78,19 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 				o->json = true;
 				continue;
 			}
+			if (strcmp(a, "--watch") == 0 || strncmp(a, "--watch=", 8) == 0) {
+				double secs = 2.0;
+				char *end = NULL;
+				if (a[7] == '=') {
+					secs = strtod(a + 8, &end);
+					if (end == a + 8 || *end || !(secs >= 0.1 && secs <= 3600)) {
+						log_error("--watch=SECONDS takes 0.1 to 3600, not '%s'", a + 8);
+						return -1;
+					}
+				}
+				o->watch_ms = (unsigned)(secs * 1000);
+				continue;
+			}
 			if (strcmp(a, "--dry-run") == 0) {
 				o->dry_run = true;
 				continue;
@@ -133,6 +148,10 @@ int main(int argc, char **argv)
 	bool json_ok = strcmp(o.verb, "explain") == 0 || strcmp(o.verb, "kill") == 0;
 	if (o.json && !json_ok) {
 		log_error("--json does not apply to '%s'", o.verb);
+		return EXIT_USAGE;
+	}
+	if (o.watch_ms && strcmp(o.verb, "explain") != 0) {
+		log_error("--watch applies to explain only");
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && strcmp(o.verb, "kill") != 0 && strcmp(o.verb, "run") != 0) {
