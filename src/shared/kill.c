@@ -7,6 +7,7 @@
  * memory is short.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -169,54 +170,126 @@ int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_p
 	return t.signalled ? 0 : t.err;
 }
 
-int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
+/* Opens the directory of cgroup `path` below cgroup_fd, component by
+ * component with O_NOFOLLOW: no symlink below the root is ever followed. */
+static int open_cgroup_dir(int cgroup_fd, const char *path)
 {
 	char comp[256];
 	const char *p = path;
-	int dfd = -1, fd, r = 0;
-
-	/* Component by component with O_NOFOLLOW: no symlink below the
-	 * root is ever followed. */
+	int dfd = openat(cgroup_fd, ".", DIR_FLAGS);
+	if (dfd < 0)
+		return -errno;
 	while (*p) {
-		const char *end;
-		size_t n;
-
 		while (*p == '/')
 			p++;
 		if (!*p)
 			break;
-		end = strchr(p, '/');
-		n = end ? (size_t)(end - p) : strlen(p);
+		const char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		int r = 0;
 		if (n >= sizeof comp)
 			r = -ENAMETOOLONG;
 		else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
 			r = -EINVAL;
-		if (r < 0)
-			goto out_close;
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		fd = openat(dfd >= 0 ? dfd : cgroup_fd, comp, DIR_FLAGS);
-		if (fd < 0) {
-			r = -errno;
-			goto out_close;
+		if (r == 0) {
+			memcpy(comp, p, n);
+			comp[n] = '\0';
+			int fd = openat(dfd, comp, DIR_FLAGS);
+			if (fd < 0)
+				r = -errno;
+			else {
+				close(dfd);
+				dfd = fd;
+			}
 		}
-		if (dfd >= 0)
+		if (r < 0) {
 			close(dfd);
-		dfd = fd;
+			return r;
+		}
 		p += n;
 	}
-	fd = openat(dfd >= 0 ? dfd : cgroup_fd, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out_close;
+	return dfd;
+}
+
+static bool is_target(const struct cgoom_kill_result *res, long pid)
+{
+	for (size_t i = 0; i < res->n_targets; i++)
+		if (res->targets[i].pid == pid && res->targets[i].pidfd >= 0)
+			return true;
+	return false;
+}
+
+/* Whether every process now in the subtree at dfd is a verified target:
+ * a process that joined the scope after the snapshot (a protected one
+ * moved in, say) must not die by cgroup.kill. Depth-bounded; any read
+ * problem answers false, so the caller falls back to pidfd kills. A
+ * static buffer: the kill path does not allocate, and cgoom is single
+ * threaded. */
+static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, int depth)
+{
+	static char buf[65536];
+	size_t len;
+	if (depth > 64 || read_small(dfd, "cgroup.procs", buf, sizeof buf, &len) < 0)
+		return false;
+	for (char *line = buf; *line;) {
+		char *end;
+		long pid = strtol(line, &end, 10);
+		if (end == line || (*end != '\n' && *end != '\0') || !is_target(res, pid))
+			return false;
+		line = *end ? end + 1 : end;
 	}
-	if (write(fd, "1", 1) != 1)
-		r = errno ? -errno : -EIO;
-	close(fd);
-out_close:
-	if (dfd >= 0)
-		close(dfd);
+	int lfd = openat(dfd, ".", DIR_FLAGS);
+	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
+	if (!dir) {
+		if (lfd >= 0)
+			close(lfd);
+		return false;
+	}
+	bool ok = true;
+	struct dirent *de;
+	while (ok && (de = readdir(dir))) {
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		int cfd = openat(dfd, de->d_name, DIR_FLAGS);
+		if (cfd < 0) {
+			ok = errno == ENOTDIR || errno == ELOOP || errno == ENOENT;
+			continue;
+		}
+		ok = members_all_targets(cfd, res, depth + 1);
+		close(cfd);
+	}
+	closedir(dir);
+	return ok;
+}
+
+int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
+{
+	int dfd = open_cgroup_dir(cgroup_fd, path);
+	if (dfd < 0)
+		return dfd;
+	int r = 0;
+	int fd = openat(dfd, "cgroup.kill", O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		r = -errno;
+	else {
+		if (write(fd, "1", 1) != 1)
+			r = errno ? -errno : -EIO;
+		close(fd);
+	}
+	close(dfd);
 	return r;
+}
+
+/* cgroup.kill on the scope, after checking its membership is still
+ * exactly (a subset of) what was verified. */
+static int scope_kill(int cgroup_fd, const char *path, const struct cgoom_kill_result *res)
+{
+	int dfd = open_cgroup_dir(cgroup_fd, path);
+	if (dfd < 0)
+		return dfd;
+	bool ok = members_all_targets(dfd, res, 0);
+	close(dfd);
+	return ok ? cgoom_cgroup_kill_write(cgroup_fd, path) : -EAGAIN;
 }
 
 static int cmp_proc_pid(const void *a, const void *b, void *arg)
@@ -288,7 +361,7 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
 	 * member checked out; it is SIGKILL only. */
 	if (d->use_cgroup_kill && !any_skipped && sig == SIGKILL && d->scope >= 0 &&
 	    (size_t)d->scope < s->n_cgroups &&
-	    cgoom_cgroup_kill_write(r->cgroup_fd, s->cgroups[d->scope].path) == 0) {
+	    scope_kill(r->cgroup_fd, s->cgroups[d->scope].path, &res) == 0) {
 		res.used_cgroup_kill = true;
 		for (size_t i = 0; i < res.n_targets; i++)
 			res.targets[i].signalled = true;
