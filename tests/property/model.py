@@ -1,0 +1,502 @@
+# SPDX-License-Identifier: MIT
+"""Reference model of cgoom's victim selection (shared/SPEC.md sections 2-5, 7).
+
+Written from the SPEC text alone, independently of src/lib/: it reads a
+fixture tree the way the spec describes it (T/cg looks like cgroupfs, T/proc
+like procfs, an optional git-config style cgoom.conf) and returns what
+`cgoom explain DOMAIN --json` must answer: the domain's policy and the
+victim (entity cgroup, process P, kill scope, victim.pids) or None.
+
+Where the spec text admits more than one reading, the model takes a
+`variant` dict of booleans (see VARIANTS) and the runner evaluates every
+combination: the engine must match at least one, and the runner reports
+which readings it was seen to take.
+
+Python 3 standard library only.
+"""
+
+import itertools
+import os
+import re
+
+PAGE = 4096
+KiB = 1024
+PF_KTHREAD = 0x00200000
+
+TIER = {"prefer": 0, "none": 1, "avoid": 2}
+PREFS = ("omit", "avoid", "none", "prefer")
+POLICIES = ("none", "cgroup", "tree")
+
+# Readings of sentences that the spec leaves open. False = the model's
+# primary reading.
+VARIANTS = {
+    # SPEC 3 "An entity whose biased score is <= 0 stays a candidate, ranked
+    # last within its tier": primary = still ordered by score among
+    # themselves; alt = all such entities are equal, walk order decides.
+    "nonpos_walk_order": "entities with biased score <= 0 ordered by walk order",
+    # SPEC 7 "negative bias from it [are] ignored" vs "bias = max(inherited,
+    # delegatee's)": primary = ignored; alt = max() applies to it too.
+    "deleg_negbias_max": "delegatee negative bias still goes through max()",
+    # SPEC 7 "a delegatee may set ... prefer": user.cgoom.preference=none over
+    # an inherited avoid. primary = honoured (moves towards prefer); alt =
+    # ignored (only `prefer` is listed as allowed).
+    "deleg_none_ignored": "delegatee preference=none ignored",
+    # SPEC 2/5: processes in a non-memory child of the root count as members
+    # of the root memcg (primary) vs "only those attached to the root memcg
+    # itself" read literally (alt).
+    "root_nomem_excluded": "root entity excludes non-memory children of /",
+}
+
+
+class ModelError(Exception):
+    pass
+
+
+def _read(path):
+    """whole file, or None; a symlinked file counts as unreadable"""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            return f.read(1 << 20)
+    except OSError:
+        return None
+
+
+def _readint(path):
+    b = _read(path)
+    if b is None:
+        return None
+    s = b.strip()
+    if s == b"max":
+        return "max"
+    try:
+        return int(s)
+    except ValueError:
+        return None
+
+
+def parse_config(path):
+    """Minimal git-config reader: {cgroup_path: {key: value}}."""
+    out = {}
+    if path is None:
+        return out
+    sect = None
+    with open(path, "rb") as f:
+        text = f.read().decode("utf-8", "surrogateescape")
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s[0] in "#;":
+            continue
+        m = re.fullmatch(r'\[\s*cgroup\s+"((?:[^"\\]|\\.)*)"\s*\]', s)
+        if m:
+            name = re.sub(r"\\(.)", r"\1", m.group(1))
+            sect = out.setdefault(name, {})
+            continue
+        if s.startswith("["):
+            sect = None
+            continue
+        if sect is None:
+            continue
+        k, _, v = s.partition("=")
+        v = v.split("#")[0].strip()
+        sect[k.strip().lower()] = v
+    return out
+
+
+class Cg:
+    def __init__(self, path, d):
+        self.path = path
+        self.dir = d
+        self.children = []       # Cg, bytewise name order
+        self.parent = None
+        self.memcg = False
+        self.pids = []
+        self.owner = 0
+        self.xattrs = {}
+        self.eff = {}            # policy, preference, bias
+
+    def name(self):
+        return self.path.rsplit("/", 1)[1].encode("utf-8", "surrogateescape")
+
+
+class Proc:
+    pass
+
+
+class Tree:
+    """A fixture tree read from disk."""
+
+    def __init__(self, cgroot, procroot, config=None):
+        self.cgroot = cgroot
+        self.procroot = procroot
+        self.conf = parse_config(config)
+        self.cgs = {}
+        self._load_cg("/", cgroot, None)
+        self.procs = {}
+        for cg in self.cgs.values():
+            for pid in cg.pids:
+                p = self._load_proc(pid, cg.path)
+                if p is not None:
+                    self.procs[pid] = p
+        self.self_pid = None
+        try:
+            self.self_pid = int(os.readlink(os.path.join(procroot, "self")))
+        except (OSError, ValueError):
+            pass
+        self.meminfo = {}
+        for line in (_read(os.path.join(procroot, "meminfo")) or b"").decode().splitlines():
+            k, _, v = line.partition(":")
+            try:
+                self.meminfo[k.strip()] = int(v.split()[0])
+            except (IndexError, ValueError):
+                pass
+        self.sock_pages = 0
+        for line in (_read(os.path.join(procroot, "net", "sockstat")) or b"").decode().splitlines():
+            f = line.split()
+            if f and f[0] in ("TCP:", "UDP:") and "mem" in f:
+                self.sock_pages += int(f[f.index("mem") + 1])
+        self._resolve()
+
+    # -- reading ----------------------------------------------------------
+    def _load_cg(self, path, d, parent):
+        cg = Cg(path, d)
+        cg.parent = parent
+        self.cgs[path] = cg
+        if parent is None:
+            cg.memcg = True
+        else:
+            ctl = (_read(os.path.join(d, "cgroup.controllers")) or b"").split()
+            cg.memcg = b"memory" in ctl
+        procs = _read(os.path.join(d, "cgroup.procs")) or b""
+        cg.pids = [int(x) for x in procs.split() if x.isdigit()]
+        st = os.lstat(d)
+        cg.owner = st.st_uid
+        try:
+            for n in os.listxattr(d, follow_symlinks=False):
+                try:
+                    cg.xattrs[n] = os.getxattr(d, n, follow_symlinks=False).decode(
+                        "utf-8", "replace").strip()
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        names = []
+        with os.scandir(d) as it:
+            for e in it:
+                if e.is_dir(follow_symlinks=False):
+                    names.append(os.fsencode(e.name))
+        for n in sorted(names):            # bytewise
+            sn = os.fsdecode(n)
+            cpath = (path.rstrip("/") + "/" + sn)
+            child = self._load_cg(cpath, os.path.join(d, sn), cg)
+            cg.children.append(child)
+        return cg
+
+    def _load_proc(self, pid, cgpath):
+        d = os.path.join(self.procroot, str(pid))
+        if os.path.islink(d) or not os.path.isdir(d):
+            return None
+        p = Proc()
+        p.pid = pid
+        p.cgroup = cgpath
+        status = (_read(os.path.join(d, "status")) or b"").decode("utf-8", "replace")
+        kv = {}
+        for line in status.splitlines():
+            k, _, v = line.partition(":")
+            kv[k] = v.strip()
+        stat = _read(os.path.join(d, "stat")) or b""
+        rest = stat[stat.rfind(b")") + 2:].split()
+        flags = int(rest[6]) if len(rest) > 6 else 0
+        state = rest[0].decode() if rest else kv.get("State", "?")[:1]
+        p.kthread = bool(flags & PF_KTHREAD) or "VmRSS" not in kv
+        p.zombie = state in ("Z", "X")
+
+        def kb(k):
+            v = kv.get(k)
+            return int(v.split()[0]) * KiB if v else 0
+        p.rss, p.swap, p.pte = kb("VmRSS"), kb("VmSwap"), kb("VmPTE")
+        adj = _readint(os.path.join(d, "oom_score_adj"))
+        p.adj = adj if isinstance(adj, int) else 0
+        return p
+
+    # -- settings (SPEC 3 and 7) -------------------------------------------
+    def _delegated(self, cg):
+        """strictly inside a subtree the config marks delegate = yes"""
+        a = cg.parent
+        while a is not None:
+            if self.conf.get(a.path, {}).get("delegate", "").lower() in ("yes", "true", "1", "on"):
+                return True
+            a = a.parent
+        return False
+
+    def _resolve(self, variant=None):
+        v = variant or {}
+        self.variant = v
+
+        def walk(cg, inh):
+            conf = self.conf.get(cg.path, {})
+            x = cg.xattrs
+            deleg = self._delegated(cg)
+            eff = {}
+            # policy
+            pol = None
+            if x.get("trusted.cgoom.oom_policy") in POLICIES:
+                pol = x["trusted.cgoom.oom_policy"]
+            elif conf.get("oom_policy") in POLICIES:
+                pol = conf["oom_policy"]
+            elif deleg and x.get("user.cgoom.oom_policy") in POLICIES:
+                pol = x["user.cgoom.oom_policy"]
+            eff["policy"] = pol if pol is not None else inh["policy"]
+            eff["policy_explicit"] = pol is not None
+            # preference
+            pref = None
+            if x.get("trusted.cgoom.preference") in PREFS:
+                pref = x["trusted.cgoom.preference"]
+            elif conf.get("preference") in PREFS:
+                pref = conf["preference"]
+            elif cg.owner == 0 and "user.oomd_omit" in x and x["user.oomd_omit"] not in ("0", ""):
+                pref = "omit"
+            elif cg.owner == 0 and "user.oomd_avoid" in x and x["user.oomd_avoid"] not in ("0", ""):
+                pref = "avoid"
+            elif deleg and x.get("user.cgoom.preference") in PREFS:
+                u = x["user.cgoom.preference"]
+                order = ["avoid", "none", "prefer"]
+                if u in ("prefer", "none") and inh["preference"] in order:
+                    if u == "none" and v.get("deleg_none_ignored"):
+                        pass
+                    elif order.index(u) > order.index(inh["preference"]):
+                        pref = u
+            if inh["preference"] == "omit":
+                pref = "omit"                      # omit is absolute
+            eff["preference"] = pref if pref is not None else inh["preference"]
+            # bias
+            bias = None
+            for src in ("trusted.cgoom.bias",):
+                if src in x:
+                    bias = _int_or_none(x[src])
+            if bias is None and "bias" in conf:
+                bias = _int_or_none(conf["bias"])
+            if bias is None and deleg and "user.cgoom.bias" in x:
+                u = _int_or_none(x["user.cgoom.bias"])
+                if u is not None and (u > 0 or v.get("deleg_negbias_max")):
+                    bias = max(inh["bias"], u)
+            eff["bias"] = bias if bias is not None else inh["bias"]
+            cg.eff = eff
+            for c in cg.children:
+                walk(c, eff)
+
+        walk(self.cgs["/"], {"policy": "none", "preference": "none", "bias": 0})
+
+    # -- helpers -------------------------------------------------------------
+    def memcg_children(self, cg):
+        return [c for c in cg.children if c.memcg]
+
+    def subtree(self, cg):
+        out = [cg]
+        for c in cg.children:
+            out += self.subtree(c)
+        return out
+
+    def members(self, cg):
+        """processes attached to cg or to its non-memory descendants"""
+        out = list(cg.pids)
+        for c in cg.children:
+            if not c.memcg:
+                out += self.members(c)
+        return out
+
+    def all_pids(self, cg):
+        out = []
+        for c in self.subtree(cg):
+            out += c.pids
+        return out
+
+    def eligible(self, pid):
+        p = self.procs.get(pid)
+        if p is None or p.kthread or p.zombie or p.adj == -1000:
+            return False
+        if pid == 1 or pid == self.self_pid:
+            return False
+        return self.cgs[p.cgroup].eff["preference"] != "omit"
+
+    def footprint(self, cg):
+        st = _read(os.path.join(cg.dir, "memory.stat"))
+        swap = _readint(os.path.join(cg.dir, "memory.swap.current"))
+        swap = swap if isinstance(swap, int) else 0
+        vals = None
+        if st is not None:
+            vals = {}
+            try:
+                for line in st.decode("ascii").splitlines():
+                    k, n = line.split()
+                    vals[k] = int(n)
+            except (UnicodeDecodeError, ValueError):
+                vals = None
+            if vals is not None and not ({"active_anon", "inactive_anon"} <= set(vals)):
+                vals = None
+        if vals is None:
+            cur = _readint(os.path.join(cg.dir, "memory.current"))
+            return (cur if isinstance(cur, int) else 0) + swap, True
+        return (vals.get("active_anon", 0) + vals.get("inactive_anon", 0)
+                + vals.get("slab_unreclaimable", 0) + vals.get("kernel_stack", 0)
+                + vals.get("sock", 0) + swap), False
+
+    def domain_size(self, d):
+        swap_total = self.meminfo.get("SwapTotal", 0) * KiB
+        if d.path == "/":
+            return self.meminfo.get("MemTotal", 0) * KiB + swap_total
+        mx = _readint(os.path.join(d.dir, "memory.max"))
+        if not isinstance(mx, int):
+            # unlimited: not specified by SPEC 3; the generator never picks it
+            return self.meminfo.get("MemTotal", 0) * KiB + swap_total
+        smx = _readint(os.path.join(d.dir, "memory.swap.max"))
+        if not isinstance(smx, int):
+            smx = swap_total
+        return mx + min(smx, swap_total)
+
+    def badness(self, pid, T):
+        p = self.procs[pid]
+        return p.rss + p.swap + p.pte + p.adj * (T // 1000)
+
+    def oom_group(self, cg):
+        if not cg.memcg or cg.path == "/":
+            return False
+        return _readint(os.path.join(cg.dir, "memory.oom.group")) == 1
+
+    # -- selection (SPEC 4, 5) -----------------------------------------------
+    def select(self, domain, variant=None):
+        """-> dict(policy, victim, info) ; victim = None or dict(cgroup,
+        kind, process, scope, pids)"""
+        self._resolve(variant)
+        v = variant or {}
+        d = self.cgs.get(domain)
+        if d is None or not d.memcg:
+            raise ModelError("domain %s is not a memcg" % domain)
+        T = self.domain_size(d)
+        policy = d.eff["policy"]
+        info = {"T": T, "policy": policy}
+        if policy == "none":
+            cands = [pid for pid in self.all_pids(d) if self.eligible(pid)]
+            if not cands:
+                return {"policy": policy, "victim": None, "info": info}
+            cands.sort(key=lambda pid: (TIER[self.cgs[self.procs[pid].cgroup].eff["preference"]],
+                                        -self.badness(pid, T), pid))
+            P = cands[0]
+            info["entity"] = ("process", P)
+            return {"policy": policy, "info": info,
+                    "victim": self._kill(d, "process", self.procs[P].cgroup, [P], T)}
+
+        # cgroup / tree: pre-order walk
+        entities = []        # [cg, score, order]
+        group = None
+        order = 0
+
+        def inside(c, g):
+            return c.path == g.path or c.path.startswith(g.path.rstrip("/") + "/")
+
+        def visit(c):
+            nonlocal group, order
+            kids = self.memcg_children(c)
+            if c.path != "/" and not (kids and c.eff["policy"] != "tree"):
+                if group is None or not inside(c, group[0]):
+                    group = [c, 0, order, False]
+                    order += 1
+                    entities.append(group)
+                if not kids:
+                    if any(self.eligible(p) for p in self.members(c)):
+                        fp, _ = self.footprint(c)
+                        group[1] += fp
+                        group[3] = True
+            for k in kids:
+                visit(k)
+        visit(d)
+        ents = [e for e in entities if e[3]]
+        ranked = []
+        for cg, fp, o, _ in ents:
+            score = fp + cg.eff["bias"] * (T // 1000)
+            ranked.append({"cg": cg, "kind": "tree" if self.memcg_children(cg) else "leaf",
+                           "footprint": fp, "score": score, "order": o,
+                           "tier": TIER[cg.eff["preference"]]})
+        if d.path == "/":
+            root = d
+            sysfp = ((self.meminfo.get("Active(anon)", 0) + self.meminfo.get("Inactive(anon)", 0)
+                      + self.meminfo.get("SUnreclaim", 0) + self.meminfo.get("KernelStack", 0)
+                      + self.meminfo.get("SwapTotal", 0) - self.meminfo.get("SwapFree", 0)) * KiB
+                     + self.sock_pages * PAGE)
+            for c in self.memcg_children(root):
+                sysfp -= self.footprint(c)[0]
+            rmembers = root.pids if v.get("root_nomem_excluded") else self.members(root)
+            info["root_fp"] = sysfp
+            if sysfp > 0 and any(self.eligible(p) for p in rmembers) and root.eff["preference"] != "omit":
+                ranked.append({"cg": root, "kind": "root", "footprint": sysfp,
+                               "score": sysfp + root.eff["bias"] * (T // 1000),
+                               "order": 1 << 30, "tier": TIER[root.eff["preference"]],
+                               "members": rmembers})
+
+        def key(e):
+            if v.get("nonpos_walk_order") and e["score"] <= 0:
+                return (e["tier"], 1, 0, e["order"])
+            return (e["tier"], 0 if e["score"] > 0 else 1, -e["score"], e["order"])
+        ranked.sort(key=key)
+        info["ranking"] = [(e["cg"].path, e["kind"], e["footprint"], e["score"], e["tier"])
+                           for e in ranked]
+        if not ranked:
+            return {"policy": policy, "victim": None, "info": info}
+        E = ranked[0]
+        if E["kind"] == "root":
+            procs = E["members"]
+        else:
+            procs = self.all_pids(E["cg"])
+        el = [p for p in procs if self.eligible(p)]
+        el.sort(key=lambda pid: (-self.badness(pid, T), pid))
+        P = el[0]
+        return {"policy": policy, "info": info,
+                "victim": self._kill(d, E["kind"], E["cg"].path, [P], T, pcg=self.procs[P].cgroup)}
+
+    def _kill(self, d, kind, ecg, P, T, pcg=None):
+        P = P[0]
+        pcg = pcg or ecg
+        # path from D down to P's cgroup; the highest with memory.oom.group=1
+        path = []
+        c = self.cgs[pcg]
+        while c is not None:
+            path.append(c)
+            if c.path == d.path:
+                break
+            c = c.parent
+        path.reverse()
+        scope = None
+        for c in path:
+            if self.oom_group(c):
+                scope = c
+                break
+        if scope is not None:
+            pids = sorted(p for p in self.all_pids(scope) if self.eligible(p))
+        else:
+            pids = [P]
+        return {"cgroup": ecg, "kind": kind, "process": P,
+                "scope": scope.path if scope is not None else None, "pids": pids}
+
+
+def _int_or_none(s):
+    try:
+        return int(str(s).strip())
+    except ValueError:
+        return None
+
+
+def all_variants():
+    keys = sorted(VARIANTS)
+    for bits in itertools.product((False, True), repeat=len(keys)):
+        yield dict(zip(keys, bits))
+
+
+def outcome_key(res):
+    v = res["victim"]
+    if v is None:
+        return (res["policy"], None)
+    return (res["policy"], v["cgroup"] if v["kind"] != "process" else None,
+            v["process"], v["scope"], tuple(v["pids"]))
