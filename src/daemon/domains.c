@@ -1,1 +1,692 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Domains: the system ("/") and every memcg with a finite memory.max.
+ * Each keeps its files open (memory.events, .current, .max, .high and a
+ * PSI trigger on memory.pressure) and re-reads them with pread into the
+ * daemon's preallocated buffer, so checking a trigger allocates nothing.
+ * Discovery (a walk of the tree) allocates; it runs from the timer, not
+ * on the kill path. The checks at the end feed the re-read numbers to
+ * the pure trigger functions (src/lib/trigger.c) and hand a firing
+ * trigger to daemon_act() in run.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "cgoom/explain.h"
+#include "daemon-internal.h"
+#include "log.h"
+
+#define RDONLY (O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+#define MAX_DEPTH 64
+/* Guard band: usage must stay in the band this long before cgoom acts
+ * (page-cache spikes that reclaim resolves at once do not count). */
+#define BAND_DWELL_US 100000ULL
+
+int daemon_reread(int fd, char *buf, size_t cap, size_t *ret_len)
+{
+	if (fd < 0)
+		return -EBADF;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret_len = len;
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int read_limit_fd(struct daemon *dm, int fd, uint64_t *ret)
+{
+	size_t len;
+	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	if (r < 0)
+		return r;
+	return cgoom_parse_limit(dm->buf, len, ret);
+}
+
+struct domain *domains_find(struct daemon *dm, const char *path)
+{
+	for (size_t i = 0; i < dm->n_domains; i++)
+		if (!dm->domains[i]->dead && strcmp(dm->domains[i]->path, path) == 0)
+			return dm->domains[i];
+	return NULL;
+}
+
+/* ---- PSI ---- */
+
+/* Arms "full STALL WINDOW" on an O_RDWR pressure file (live roots only);
+ * otherwise, or if the kernel refuses, the file is polled read-only. */
+static void psi_open(struct daemon *dm, struct domain *d, int dirfd, const char *relpath)
+{
+	d->psi_fd = -1;
+	d->psi_trigger = false;
+	d->psi_last.valid = false;
+	if (dm->live) {
+		int fd = openat(dirfd, relpath, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0) {
+			char t[64];
+			int n = snprintf(t, sizeof(t), "full %llu %llu",
+					 (unsigned long long)dm->cfg.psi_full_stall_us,
+					 (unsigned long long)dm->cfg.psi_full_window_us);
+			struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_psi };
+			if (write(fd, t, (size_t)n + 1) == n + 1 &&
+			    epoll_ctl(dm->epfd, EPOLL_CTL_ADD, fd, &ev) == 0) {
+				d->psi_fd = fd;
+				d->psi_trigger = true;
+				return;
+			}
+			int e = errno;
+			close(fd);
+			if (!dm->psi_fallback_logged) {
+				log_warning("%s%s%s: cannot arm a PSI trigger (%s); polling it instead",
+					    d->system ? dm->roots.proc_path : dm->roots.cgroup_path,
+					    d->system ? "/" : d->path, relpath, strerror(e));
+				dm->psi_fallback_logged = true;
+			}
+		} else if (!dm->psi_fallback_logged) {
+			log_warning("%s: %s unavailable (%s); PSI is polled where present",
+				    d->path, relpath, strerror(errno));
+			dm->psi_fallback_logged = true;
+		}
+	}
+	d->psi_fd = openat(dirfd, relpath, RDONLY);
+}
+
+int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
+		    struct cgoom_psi_sample *ret)
+{
+	size_t len;
+	int r = daemon_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r < 0)
+		return r;
+	struct cgoom_pressure p;
+	r = cgoom_parse_pressure(dm->buf, len, &p);
+	if (r < 0)
+		return r;
+	if (!p.full.present)
+		return -ENOENT;
+	ret->total_us = p.full.total_us;
+	ret->at_us = now_us;
+	ret->valid = true;
+	return 0;
+}
+
+/* ---- the system domain ---- */
+
+static struct domain *domain_new(const char *path)
+{
+	struct domain *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
+	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
+	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };
+	return d;
+}
+
+static int domains_push(struct daemon *dm, struct domain *d)
+{
+	if (dm->n_domains == dm->cap_domains) {
+		size_t cap = dm->cap_domains ? dm->cap_domains * 2 : 16;
+		struct domain **n = realloc(dm->domains, cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		dm->domains = n;
+		dm->cap_domains = cap;
+	}
+	dm->domains[dm->n_domains++] = d;
+	return 0;
+}
+
+int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
+{
+	size_t len;
+	int r = daemon_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r < 0)
+		return r;
+	return cgoom_parse_meminfo(dm->buf, len, ret);
+}
+
+int domains_init(struct daemon *dm)
+{
+	struct domain *d = domain_new("/");
+	if (!d)
+		return -ENOMEM;
+	d->system = true;
+	int r = domains_push(dm, d);
+	if (r < 0) {
+		free(d->path);
+		free(d);
+		return r;
+	}
+	dm->meminfo_fd = openat(dm->roots.proc_fd, "meminfo", RDONLY);
+	if (dm->meminfo_fd < 0) {
+		r = -errno;
+		log_error("%s/meminfo: %s", dm->roots.proc_path, strerror(-r));
+		return r;
+	}
+	dm->vmstat_fd = openat(dm->roots.proc_fd, "vmstat", RDONLY);
+	if (dm->vmstat_fd >= 0) {
+		size_t len;
+		if (daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &dm->vmstat_oom_kill) == 0)
+			dm->vmstat_ok = true;
+	}
+	psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
+	return 0;
+}
+
+/* ---- guard bands ---- */
+
+static int write_high(struct domain *d, const char *value)
+{
+	int fd = openat(d->dirfd, "memory.high", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, value, strlen(value));
+	int r = n < 0 ? -errno : 0;
+	close(fd);
+	return r;
+}
+
+/* Puts memory.high back as it was, unless someone changed it since. */
+static void guard_restore(struct daemon *dm, struct domain *d)
+{
+	if (!d->high_written)
+		return;
+	d->high_written = false;
+	uint64_t now;
+	int r = read_limit_fd(dm, d->high_fd, &now);
+	if (r < 0) {
+		log_debug("%s: memory.high gone (%s); nothing to restore", d->path, strerror(-r));
+		return;
+	}
+	if (now != d->our_high) {
+		log_warning("%s: memory.high was changed by someone else (now %llu); leaving it",
+			    d->path, (unsigned long long)now);
+		return;
+	}
+	r = write_high(d, d->old_high);
+	if (r < 0)
+		log_warning("%s: restoring memory.high to %s: %s", d->path, d->old_high, strerror(-r));
+	else
+		log_info("%s: memory.high restored to %s", d->path, d->old_high);
+}
+
+/* Margin and guard band of a domain from the config; writes or restores
+ * memory.high as needed (never in a dry run or on a fixture). */
+static void guard_apply(struct daemon *dm, struct domain *d)
+{
+	const struct cgoom_cgroup_conf *cc = cgoom_config_find(&dm->cfg, d->path);
+	const struct cgoom_share *margin = cc && cc->has_margin ? &cc->margin : &dm->cfg.margin;
+	uint64_t max = d->sample.max;
+	d->params.margin = max == UINT64_MAX ? 0 : cgoom_share_of(margin, max);
+	d->params.dwell_us = BAND_DWELL_US;
+	d->guard_band = cc && cc->has_guard_band ? cc->guard_band : dm->cfg.guard_band;
+
+	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
+	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
+		log_warning("%s: guard_band %llu >= memory.max %llu; no guard band", d->path,
+			    (unsigned long long)d->guard_band, (unsigned long long)max);
+	if (!want || dm->dry_run || !dm->live) {
+		guard_restore(dm, d);
+		d->params.guarded = false;
+		return;
+	}
+	uint64_t high = max - d->guard_band;
+	if (d->high_written && d->our_high == high) {
+		d->params.guarded = true;
+		return;
+	}
+	if (!d->high_written) {
+		size_t len;
+		int r = daemon_reread(d->high_fd, dm->buf, sizeof(dm->buf), &len);
+		if (r < 0) {
+			log_warning("%s: memory.high: %s; no guard band", d->path, strerror(-r));
+			d->params.guarded = false;
+			return;
+		}
+		while (len > 0 && (dm->buf[len - 1] == '\n' || dm->buf[len - 1] == ' '))
+			dm->buf[--len] = '\0';
+		if (len == 0 || len >= sizeof(d->old_high))
+			memcpy(d->old_high, "max", 4);
+		else
+			memcpy(d->old_high, dm->buf, len + 1);
+	}
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)high);
+	int r = write_high(d, v);
+	if (r < 0) {
+		log_warning("%s: writing memory.high %s: %s; no guard band", d->path, v, strerror(-r));
+		d->params.guarded = d->high_written; /* an older value of ours may stand */
+		return;
+	}
+	char h1[32], h2[32];
+	log_info("%s: guard band %s: memory.high = %s (memory.max %s, was %s)", d->path,
+		 cgoom_human_size(d->guard_band, h1, sizeof(h1)), v,
+		 cgoom_human_size(max, h2, sizeof(h2)), d->old_high);
+	d->high_written = true;
+	d->our_high = high;
+	d->params.guarded = true;
+	d->sample.high = high;
+}
+
+void domains_apply_config(struct daemon *dm)
+{
+	for (size_t i = 1; i < dm->n_domains; i++)
+		if (!dm->domains[i]->dead)
+			guard_apply(dm, dm->domains[i]);
+}
+
+/* ---- cgroup domains ---- */
+
+int domain_sample(struct daemon *dm, struct domain *d)
+{
+	struct cgoom_cgroup_sample s = d->sample;
+	size_t len;
+	int r = daemon_reread(d->current_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r == 0)
+		r = cgoom_parse_u64(dm->buf, len, &s.current);
+	if (r == 0)
+		r = read_limit_fd(dm, d->max_fd, &s.max);
+	if (r == 0 && d->high_fd >= 0 && read_limit_fd(dm, d->high_fd, &s.high) < 0)
+		s.high = UINT64_MAX;
+	if (r == 0)
+		r = daemon_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r == 0)
+		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
+	if (r < 0) {
+		if (r == -ENODEV || r == -ENOENT || r == -ESTALE) {
+			log_info("%s: cgroup removed", d->path);
+			domain_kill_fds(dm, d);
+		}
+		return r;
+	}
+	bool max_changed = d->sample_ok && s.max != d->sample.max;
+	d->sample = s;
+	d->sample_ok = true;
+	if (max_changed)
+		guard_apply(dm, d);
+	return 0;
+}
+
+void domain_kill_fds(struct daemon *dm, struct domain *d)
+{
+	if (d->dead)
+		return;
+	d->dead = true;
+	guard_restore(dm, d);
+	close_fd(&d->events_fd); /* closing removes them from epoll */
+	close_fd(&d->psi_fd);
+	close_fd(&d->current_fd);
+	close_fd(&d->max_fd);
+	close_fd(&d->high_fd);
+	close_fd(&d->dirfd);
+}
+
+static int domain_add(struct daemon *dm, int dirfd, const char *path)
+{
+	struct domain *d = domain_new(path);
+	if (!d) {
+		close(dirfd);
+		return -ENOMEM;
+	}
+	d->dirfd = dirfd;
+	d->events_fd = openat(dirfd, "memory.events", RDONLY);
+	d->current_fd = openat(dirfd, "memory.current", RDONLY);
+	d->max_fd = openat(dirfd, "memory.max", RDONLY);
+	d->high_fd = openat(dirfd, "memory.high", RDONLY);
+	d->sample.high = UINT64_MAX;
+	int r = -errno;
+	if (d->events_fd < 0 || d->current_fd < 0 || d->max_fd < 0) {
+		log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
+		goto fail;
+	}
+	r = domain_sample(dm, d);
+	if (r < 0)
+		goto fail;
+	cgoom_cgroup_baseline(&d->trig, &d->sample);
+	if (dm->once)
+		memset(&d->trig, 0, sizeof(d->trig)); /* judge the counters as they stand */
+	d->kernel_last = d->sample.ev;
+	if (dm->live) {
+		struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_events };
+		if (epoll_ctl(dm->epfd, EPOLL_CTL_ADD, d->events_fd, &ev) < 0)
+			log_warning("%s: cannot watch memory.events (%s); polling it", path,
+				    strerror(errno));
+	}
+	psi_open(dm, d, dirfd, "memory.pressure");
+	guard_apply(dm, d);
+	r = domains_push(dm, d);
+	if (r < 0) {
+		domain_kill_fds(dm, d);
+		free(d->path);
+		free(d);
+		return r;
+	}
+	char h[32], m[32];
+	log_info("domain %s: memory.max %s, margin %s%s%s", path,
+		 cgoom_human_size(d->sample.max, h, sizeof(h)),
+		 cgoom_human_size(d->params.margin, m, sizeof(m)),
+		 d->params.guarded ? ", guard band" : "",
+		 d->psi_trigger ? ", PSI trigger" : ", PSI polled");
+	return 1;
+fail:
+	d->dead = true;
+	close_fd(&d->events_fd);
+	close_fd(&d->current_fd);
+	close_fd(&d->max_fd);
+	close_fd(&d->high_fd);
+	close_fd(&d->dirfd);
+	free(d->path);
+	free(d);
+	return r;
+}
+
+static bool lists_memory(struct daemon *dm, int dirfd)
+{
+	int fd = openat(dirfd, "cgroup.controllers", RDONLY);
+	if (fd < 0)
+		return false;
+	size_t len;
+	bool has = false;
+	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	close(fd);
+	return r == 0 && cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
+}
+
+static bool finite_max(struct daemon *dm, int dirfd)
+{
+	int fd = openat(dirfd, "memory.max", RDONLY);
+	if (fd < 0)
+		return false;
+	uint64_t v = UINT64_MAX;
+	int r = read_limit_fd(dm, fd, &v);
+	close(fd);
+	return r == 0 && v != UINT64_MAX;
+}
+
+/* Visits the memcg children of the directory `fd` (path `path`). */
+static void walk(struct daemon *dm, int fd, const char *path, int depth)
+{
+	if (depth >= MAX_DEPTH)
+		return;
+	/* a fresh open file description: a dup would share (and leave at
+	 * EOF) the offset of fd, and the next walk would list nothing */
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	DIR *dir = fdopendir(dfd);
+	if (!dir) {
+		close(dfd);
+		return;
+	}
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		int cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0)
+			continue;
+		/* a cgroup without the memory controller has no memcg children */
+		if (!lists_memory(dm, cfd)) {
+			close(cfd);
+			continue;
+		}
+		size_t plen = strlen(path), nlen = strlen(de->d_name);
+		char *child = malloc(plen + nlen + 2);
+		if (!child) {
+			close(cfd);
+			continue;
+		}
+		snprintf(child, plen + nlen + 2, "%s/%s", strcmp(path, "/") ? path : "", de->d_name);
+		struct domain *d = domains_find(dm, child);
+		bool finite = finite_max(dm, cfd);
+		if (d && finite)
+			d->seen = true;
+		walk(dm, cfd, child, depth + 1);
+		if (!d && finite) {
+			int k = dup(cfd);
+			if (k >= 0 && domain_add(dm, k, child) > 0)
+				dm->domains[dm->n_domains - 1]->seen = true;
+		}
+		close(cfd);
+		free(child);
+	}
+	closedir(dir);
+}
+
+int domains_rescan(struct daemon *dm)
+{
+	for (size_t i = 1; i < dm->n_domains; i++)
+		dm->domains[i]->seen = false;
+	walk(dm, dm->roots.cgroup_fd, "/", 0);
+	for (size_t i = 1; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		if (!d->seen && !d->dead) {
+			log_info("domain %s: gone (removed, or memory.max is max now)", d->path);
+			domain_kill_fds(dm, d);
+		}
+	}
+	return 0;
+}
+
+static void domain_free(struct daemon *dm, struct domain *d)
+{
+	domain_kill_fds(dm, d);
+	cgoom_kill_result_free(&d->kill.res);
+	free(d->kill.watches);
+	free(d->kill.exited);
+	free(d->kill.scope_path);
+	free(d->path);
+	free(d);
+}
+
+void domains_reap(struct daemon *dm)
+{
+	size_t j = 1;
+	for (size_t i = 1; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		if (d->dead)
+			domain_free(dm, d);
+		else
+			dm->domains[j++] = d;
+	}
+	if (dm->n_domains > 0)
+		dm->n_domains = j;
+}
+
+void domains_free(struct daemon *dm)
+{
+	for (size_t i = 0; i < dm->n_domains; i++)
+		domain_free(dm, dm->domains[i]);
+	free(dm->domains);
+	dm->domains = NULL;
+	dm->n_domains = dm->cap_domains = 0;
+	close_fd(&dm->meminfo_fd);
+	close_fd(&dm->vmstat_fd);
+}
+
+/* ---- checks: the trigger functions on freshly re-read numbers ---- */
+
+static const char *hs(uint64_t v, char *buf, size_t cap)
+{
+	if (v == UINT64_MAX)
+		return "max";
+	return cgoom_human_size(v, buf, cap);
+}
+
+static void domain_field(struct cgoom_strbuf *b, const struct domain *d)
+{
+	cgoom_strbuf_printf(b, "\"domain\": ");
+	cgoom_strbuf_json_string(b, d->path);
+}
+
+static void kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
+{
+	log_warning("%s: the kernel OOM-killed %llu process%s%s", d->path, (unsigned long long)n,
+		    n == 1 ? "" : "es", d->kill.active ? " (while a cgoom victim was dying)" : "");
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, d);
+	cgoom_strbuf_printf(&f, ", \"n\": %llu, \"cgoom_kill_in_flight\": %s", (unsigned long long)n,
+			    d->kill.active ? "true" : "false");
+	event_emit(dm, "kernel_oom_kill", &f);
+	cgoom_strbuf_free(&f);
+	metrics_kernel_oom(dm, d->path, n);
+	metrics_write(dm);
+}
+
+static bool psi_polled(struct daemon *dm, struct domain *d, uint64_t now, uint64_t *ret_stall)
+{
+	if (d->psi_trigger || d->psi_fd < 0)
+		return false;
+	struct cgoom_psi_sample s;
+	if (domain_psi_read(dm, d, now, &s) < 0)
+		return false;
+	bool over = cgoom_psi_over(&d->psi_last, &s, dm->cfg.psi_full_stall_us,
+				   dm->cfg.psi_full_window_us, ret_stall);
+	d->psi_last = s;
+	return over;
+}
+
+/* A system PSI stall while a cgroup domain sits at its own limit is that
+ * domain's stall (memory.high throttling and memcg reclaim count in the
+ * root's PSI): the domain's own trigger acts, not the system's. */
+static struct domain *stall_owner(struct daemon *dm)
+{
+	for (size_t i = 1; i < dm->n_domains; i++) {
+		struct domain *c = dm->domains[i];
+		if (!c->dead && domain_sample(dm, c) == 0 && cgoom_cgroup_at_limit(&c->sample, &c->params))
+			return c;
+	}
+	return NULL;
+}
+
+uint64_t check_system(struct daemon *dm, uint64_t now, bool psi_fired)
+{
+	struct domain *d = dm->domains[0];
+	if (dm->vmstat_fd >= 0) {
+		size_t len;
+		uint64_t v;
+		if (daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &v) == 0) {
+			if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
+				kernel_oom(dm, d, v - dm->vmstat_oom_kill);
+			dm->vmstat_oom_kill = v;
+			dm->vmstat_ok = true;
+		}
+	}
+	struct cgoom_meminfo mi;
+	struct cgoom_system_levels lv = { 0 };
+	if (system_meminfo(dm, &mi) < 0)
+		return CGOOM_POLL_MAX_US;
+	bool low = cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &lv);
+	uint64_t stall = 0;
+	psi_fired = psi_polled(dm, d, now, &stall) || psi_fired;
+	char a[32], b[32], c[32], e[32];
+	char why[256];
+	struct cgoom_strbuf f = { 0 };
+	cgoom_strbuf_printf(&f, "\"mem_available\": %llu, \"mem_min\": %llu, \"swap_total\": %llu, "
+				"\"swap_free\": %llu, \"swap_min\": %llu",
+			    (unsigned long long)lv.mem_available, (unsigned long long)lv.mem_min,
+			    (unsigned long long)lv.swap_total, (unsigned long long)lv.swap_free,
+			    (unsigned long long)lv.swap_min);
+	if (low) {
+		if (lv.swap_total)
+			snprintf(why, sizeof(why), "MemAvailable %s < %s and SwapFree %s < %s",
+				 hs(lv.mem_available, a, sizeof(a)), hs(lv.mem_min, b, sizeof(b)),
+				 hs(lv.swap_free, c, sizeof(c)), hs(lv.swap_min, e, sizeof(e)));
+		else
+			snprintf(why, sizeof(why), "MemAvailable %s < %s, no swap",
+				 hs(lv.mem_available, a, sizeof(a)), hs(lv.mem_min, b, sizeof(b)));
+		daemon_act(dm, d, CGOOM_TRIGGER_MEMORY, now, why, &f, &d->psi_last);
+	} else if (psi_fired && !d->kill.active) {
+		struct domain *owner = stall_owner(dm);
+		if (owner) {
+			log_debug("system memory stall while %s is at its limit: left to that domain",
+				 owner->path);
+		} else {
+			struct cgoom_psi_sample s0 = { 0 };
+			domain_psi_read(dm, d, now, &s0);
+			snprintf(why, sizeof(why), "PSI full stall over %llu us in a %llu us window%s",
+				 (unsigned long long)dm->cfg.psi_full_stall_us,
+				 (unsigned long long)dm->cfg.psi_full_window_us,
+				 d->psi_trigger ? " (kernel trigger)" : " (polled)");
+			cgoom_strbuf_printf(&f, ", \"psi_stall_us\": %llu", (unsigned long long)stall);
+			daemon_act(dm, d, CGOOM_TRIGGER_PSI, now, why, &f, &s0);
+		}
+	}
+	cgoom_strbuf_free(&f);
+	return cgoom_system_interval_us(&lv);
+}
+
+uint64_t check_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
+{
+	if (d->dead || domain_sample(dm, d) < 0)
+		return CGOOM_POLL_MAX_US;
+	uint64_t n;
+	if (cgoom_kernel_oom_rose(&d->kernel_last, &d->sample.ev, &n))
+		kernel_oom(dm, d, n);
+	d->kernel_last = d->sample.ev;
+	uint64_t stall = 0;
+	psi_fired = psi_polled(dm, d, now, &stall) || psi_fired;
+	struct cgoom_memevents before = d->trig.last;
+	enum cgoom_trigger kind = cgoom_cgroup_check(&d->trig, &d->sample, &d->params, psi_fired, now);
+	if (kind != CGOOM_TRIGGER_NONE && !d->kill.active) {
+		const struct cgoom_cgroup_sample *s = &d->sample;
+		char a[32], b[32], c[32], m[32], why[320];
+		if (kind == CGOOM_TRIGGER_HIGH)
+			snprintf(why, sizeof(why),
+				 "memory.current %s in the guard band (memory.high %s, memory.max %s), "
+				 "memory.events high %llu -> %llu",
+				 hs(s->current, a, sizeof(a)), hs(s->high, b, sizeof(b)),
+				 hs(s->max, c, sizeof(c)), (unsigned long long)before.high,
+				 (unsigned long long)s->ev.high);
+		else
+			snprintf(why, sizeof(why),
+				 "memory.current %s within %s of memory.max %s, %s",
+				 hs(s->current, a, sizeof(a)), hs(d->params.margin, m, sizeof(m)),
+				 hs(s->max, b, sizeof(b)),
+				 s->ev.max > before.max ? "memory.events max rose"
+				 : s->ev.oom > before.oom ? "memory.events oom rose"
+							 : "PSI full stall");
+		struct cgoom_strbuf f = { 0 };
+		cgoom_strbuf_printf(&f, "\"current\": %llu, \"max\": %llu, \"high\": %lld, "
+					"\"events\": {\"high\": %llu, \"max\": %llu, \"oom\": %llu, "
+					"\"oom_kill\": %llu}, \"psi_stall_us\": %llu",
+				    (unsigned long long)s->current, (unsigned long long)s->max,
+				    s->high == UINT64_MAX ? -1LL : (long long)s->high,
+				    (unsigned long long)s->ev.high, (unsigned long long)s->ev.max,
+				    (unsigned long long)s->ev.oom, (unsigned long long)s->ev.oom_kill,
+				    (unsigned long long)stall);
+		daemon_act(dm, d, kind, now, why, &f, &d->psi_last);
+		cgoom_strbuf_free(&f);
+	}
+	return d->dead ? CGOOM_POLL_MAX_US : cgoom_cgroup_interval_us(&d->sample, &d->params);
+}

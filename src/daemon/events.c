@@ -1,1 +1,319 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * What the daemon tells the outside world besides its log: the JSON-lines
+ * event log (event_log = FILE), Prometheus textfile metrics
+ * (metrics_file = FILE, written as FILE.tmp then renamed over FILE) and
+ * the pre-kill hook (pre_kill_hook = COMMAND).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "log.h"
+
+extern char **environ;
+
+/* ---- event log ---- */
+
+void events_close(struct daemon *dm)
+{
+	if (dm->event_fd >= 0)
+		close(dm->event_fd);
+	dm->event_fd = -1;
+}
+
+void events_open(struct daemon *dm)
+{
+	events_close(dm);
+	if (!dm->cfg.event_log)
+		return;
+	dm->event_fd = open(dm->cfg.event_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (dm->event_fd < 0)
+		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, strerror(errno));
+}
+
+static uint64_t clock_us(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+void event_emit(struct daemon *dm, const char *name, const struct cgoom_strbuf *fields)
+{
+	if (dm->event_fd < 0)
+		return;
+	struct cgoom_strbuf b = { 0 };
+	uint64_t rt = clock_us(CLOCK_REALTIME);
+	cgoom_strbuf_printf(&b, "{\"event\": ");
+	cgoom_strbuf_json_string(&b, name);
+	/* uptime_ms is CLOCK_BOOTTIME, the clock of /proc/uptime: scripts
+	 * compare it with their own samples of that file. */
+	cgoom_strbuf_printf(&b, ", \"ts\": %llu.%03llu, \"uptime_ms\": %llu, \"pid\": %d",
+			    (unsigned long long)(rt / 1000000), (unsigned long long)(rt / 1000 % 1000),
+			    (unsigned long long)(clock_us(CLOCK_BOOTTIME) / 1000), (int)getpid());
+	if (fields && fields->len > 0) {
+		cgoom_strbuf_append(&b, ", ", 2);
+		cgoom_strbuf_append(&b, fields->buf, fields->len);
+	}
+	cgoom_strbuf_append(&b, "}\n", 2);
+	if (fields && fields->failed)
+		b.failed = true;
+	if (!b.failed) {
+		/* one write per line: O_APPEND keeps lines whole */
+		ssize_t n = write(dm->event_fd, b.buf, b.len);
+		if (n < 0 || (size_t)n != b.len)
+			log_warning("event_log %s: short write", dm->cfg.event_log);
+	} else {
+		log_warning("event_log: out of memory; %s event dropped", name);
+	}
+	cgoom_strbuf_free(&b);
+}
+
+/* ---- metrics ---- */
+
+static struct metric_row *row(struct daemon *dm, const char *domain)
+{
+	for (size_t i = 0; i < dm->n_rows; i++)
+		if (strcmp(dm->rows[i].domain, domain) == 0)
+			return &dm->rows[i];
+	struct metric_row *n = realloc(dm->rows, (dm->n_rows + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	dm->rows = n;
+	struct metric_row *r = &dm->rows[dm->n_rows];
+	memset(r, 0, sizeof(*r));
+	r->domain = strdup(domain);
+	if (!r->domain)
+		return NULL;
+	dm->n_rows++;
+	return r;
+}
+
+void metrics_trigger(struct daemon *dm, const char *domain, enum cgoom_trigger kind)
+{
+	struct metric_row *r = row(dm, domain);
+	if (r && (unsigned)kind < CGOOM_TRIGGER_N_)
+		r->triggers[kind]++;
+}
+
+void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy policy,
+		  uint64_t reaction_us)
+{
+	struct metric_row *r = row(dm, domain);
+	if (r && (unsigned)policy < 3)
+		r->kills[policy]++;
+	dm->have_reaction = true;
+	dm->last_reaction_us = reaction_us;
+}
+
+void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n)
+{
+	struct metric_row *r = row(dm, domain);
+	if (r)
+		r->kernel_oom_kills += n;
+}
+
+/* A Prometheus label value: backslash, double quote and newline escaped. */
+static void label(struct cgoom_strbuf *b, const char *s)
+{
+	cgoom_strbuf_append(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			cgoom_strbuf_printf(b, "\\%c", *s);
+		else if (*s == '\n')
+			cgoom_strbuf_append(b, "\\n", 2);
+		else
+			cgoom_strbuf_append(b, s, 1);
+	}
+	cgoom_strbuf_append(b, "\"", 1);
+}
+
+static void render(struct daemon *dm, struct cgoom_strbuf *b)
+{
+	cgoom_strbuf_printf(b, "# HELP cgoom_up Whether the cgoom daemon is running.\n"
+			       "# TYPE cgoom_up gauge\ncgoom_up %d\n", dm->quit ? 0 : 1);
+	size_t n_domains = 0;
+	for (size_t i = 0; i < dm->n_domains; i++)
+		n_domains += !dm->domains[i]->dead;
+	cgoom_strbuf_printf(b, "# HELP cgoom_domains Domains watched (the system and each memcg with a finite memory.max).\n"
+			       "# TYPE cgoom_domains gauge\ncgoom_domains %zu\n", n_domains);
+	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
+			       "# TYPE cgoom_kills_total counter\n");
+	for (size_t i = 0; i < dm->n_rows; i++)
+		for (int p = 0; p < 3; p++) {
+			if (!dm->rows[i].kills[p])
+				continue;
+			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");
+			label(b, dm->rows[i].domain);
+			cgoom_strbuf_printf(b, ",policy=\"%s\"} %llu\n", cgoom_policy_name(p),
+					    (unsigned long long)dm->rows[i].kills[p]);
+		}
+	cgoom_strbuf_printf(b, "# HELP cgoom_triggers_total Triggers that fired.\n"
+			       "# TYPE cgoom_triggers_total counter\n");
+	for (size_t i = 0; i < dm->n_rows; i++)
+		for (int k = 1; k < CGOOM_TRIGGER_N_; k++) {
+			if (!dm->rows[i].triggers[k])
+				continue;
+			cgoom_strbuf_printf(b, "cgoom_triggers_total{domain=");
+			label(b, dm->rows[i].domain);
+			cgoom_strbuf_printf(b, ",kind=\"%s\"} %llu\n", cgoom_trigger_name(k),
+					    (unsigned long long)dm->rows[i].triggers[k]);
+		}
+	cgoom_strbuf_printf(b, "# HELP cgoom_kernel_oom_kills_total Kernel OOM kills observed.\n"
+			       "# TYPE cgoom_kernel_oom_kills_total counter\n");
+	for (size_t i = 0; i < dm->n_rows; i++) {
+		if (!dm->rows[i].kernel_oom_kills)
+			continue;
+		cgoom_strbuf_printf(b, "cgoom_kernel_oom_kills_total{domain=");
+		label(b, dm->rows[i].domain);
+		cgoom_strbuf_printf(b, "} %llu\n", (unsigned long long)dm->rows[i].kernel_oom_kills);
+	}
+	if (dm->have_reaction)
+		cgoom_strbuf_printf(b, "# HELP cgoom_last_reaction_seconds From trigger detection to the signal, last kill.\n"
+				       "# TYPE cgoom_last_reaction_seconds gauge\n"
+				       "cgoom_last_reaction_seconds %llu.%06llu\n",
+				    (unsigned long long)(dm->last_reaction_us / 1000000),
+				    (unsigned long long)(dm->last_reaction_us % 1000000));
+}
+
+void metrics_write(struct daemon *dm)
+{
+	const char *path = dm->cfg.metrics_file;
+	if (!path)
+		return;
+	struct cgoom_strbuf b = { 0 };
+	render(dm, &b);
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 5);
+	if (b.failed || !tmp) {
+		log_warning("metrics_file: out of memory");
+		goto out;
+	}
+	snprintf(tmp, plen + 5, "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		log_warning("metrics_file %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ssize_t n = write(fd, b.buf, b.len);
+	int r = (n < 0 || (size_t)n != b.len) ? -EIO : 0;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		log_warning("metrics_file %s: %s", path, strerror(-r));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	cgoom_strbuf_free(&b);
+}
+
+void metrics_free(struct daemon *dm)
+{
+	for (size_t i = 0; i < dm->n_rows; i++)
+		free(dm->rows[i].domain);
+	free(dm->rows);
+	dm->rows = NULL;
+	dm->n_rows = 0;
+}
+
+/* ---- pre-kill hook ---- */
+
+static uint64_t mono_ms(void)
+{
+	return clock_us(CLOCK_MONOTONIC) / 1000;
+}
+
+int hook_run(struct daemon *dm, const char *json, size_t len)
+{
+	const char *cmd = dm->cfg.pre_kill_hook;
+	if (!cmd || !cmd[0])
+		return 0;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		log_warning("pre_kill_hook: pipe: %s", strerror(errno));
+		return -errno;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[0], 0);
+	posix_spawnattr_init(&at);
+	/* the daemon blocks its signals for signalfd: give the hook defaults */
+	sigset_t none, def;
+	sigemptyset(&none);
+	sigemptyset(&def);
+	sigaddset(&def, SIGPIPE);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGHUP);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &def);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	pid_t pid;
+	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
+	int r = posix_spawn(&pid, "/bin/sh", &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(p[0]);
+	if (r != 0) {
+		close(p[1]);
+		log_warning("pre_kill_hook: spawning /bin/sh: %s", strerror(r));
+		return -r;
+	}
+	/* feed stdin without blocking: a hook that never reads must not stall us */
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	size_t off = 0;
+	uint64_t deadline = mono_ms() + CGOOM_HOOK_TIMEOUT_MS;
+	int status = -1;
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		uint64_t now = mono_ms();
+		if (now >= deadline) {
+			log_warning("pre_kill_hook: still running after %d ms; killed it",
+				    CGOOM_HOOK_TIMEOUT_MS);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			status = -ETIMEDOUT;
+			break;
+		}
+		if (p[1] >= 0 && off < len) {
+			ssize_t n = write(p[1], json + off, len - off);
+			if (n > 0)
+				off += (size_t)n;
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				off = len; /* EPIPE: it closed stdin; fine */
+		}
+		if (p[1] >= 0 && off >= len) {
+			close(p[1]);
+			p[1] = -1;
+		}
+		/* no pidfd for a child here: a short sleep bounds the wait */
+		struct pollfd pf = { .fd = p[1], .events = POLLOUT };
+		poll(&pf, p[1] >= 0 ? 1 : 0, 10);
+	}
+	if (p[1] >= 0)
+		close(p[1]);
+	if (status >= 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		if (WIFEXITED(status))
+			log_warning("pre_kill_hook exited %d; killing anyway", WEXITSTATUS(status));
+		else
+			log_warning("pre_kill_hook died of signal %d; killing anyway",
+				    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	}
+	return status;
+}

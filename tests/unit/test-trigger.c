@@ -1,9 +1,420 @@
 /* SPDX-License-Identifier: MIT */
+/* The daemon's trigger decisions (src/lib/trigger.c). */
+#include <errno.h>
+
+#include "cgoom/trigger.h"
 #include "tap.h"
 
-static void test_placeholder(void) { SKIP("not written yet"); }
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+
+static struct cgoom_meminfo meminfo(uint64_t total, uint64_t avail, uint64_t swap_total,
+				    uint64_t swap_free)
+{
+	struct cgoom_meminfo mi = { 0 };
+	mi.mem_total = total;
+	mi.mem_available = avail;
+	mi.mem_free = avail / 2;
+	mi.swap_total = swap_total;
+	mi.swap_free = swap_free;
+	mi.present = CGOOM_MEMINFO_MEM_TOTAL | CGOOM_MEMINFO_MEM_FREE | CGOOM_MEMINFO_MEM_AVAILABLE |
+		     CGOOM_MEMINFO_SWAP_TOTAL | CGOOM_MEMINFO_SWAP_FREE;
+	return mi;
+}
+
+static const struct cgoom_share five = { .is_percent = true, .value = 500 };
+static const struct cgoom_share ten = { .is_percent = true, .value = 1000 };
+
+static void test_names(void)
+{
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_NONE), "none");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MEMORY), "memory");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_PSI), "psi");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MAX), "max");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_HIGH), "high");
+	CHECK(cgoom_trigger_name(CGOOM_TRIGGER_N_) == NULL);
+	CHECK(cgoom_trigger_name((enum cgoom_trigger)-1) == NULL);
+}
+
+static void test_system_no_swap_low(void)
+{
+	struct cgoom_meminfo mi = meminfo(10 * GiB, 400 * MiB, 0, 0);
+	struct cgoom_system_levels lv;
+	CHECK(cgoom_system_low(&mi, &five, &ten, &lv));
+	CHECK(lv.mem_low);
+	CHECK(lv.swap_low);
+	CHECK_EQ_U64(lv.mem_min, 10 * GiB / 20);
+}
+
+static void test_system_no_swap_ok(void)
+{
+	struct cgoom_meminfo mi = meminfo(10 * GiB, 600 * MiB, 0, 0);
+	struct cgoom_system_levels lv;
+	CHECK(!cgoom_system_low(&mi, &five, &ten, &lv));
+	CHECK(!lv.mem_low);
+}
+
+static void test_system_boundary_is_not_low(void)
+{
+	/* exactly at the minimum: "under" is strict */
+	struct cgoom_meminfo mi = meminfo(10000 * MiB, 500 * MiB, 0, 0);
+	CHECK(!cgoom_system_low(&mi, &five, &ten, NULL));
+	mi.mem_available -= 1;
+	CHECK(cgoom_system_low(&mi, &five, &ten, NULL));
+}
+
+static void test_system_swap_free_blocks(void)
+{
+	/* RAM low but plenty of swap left: not yet */
+	struct cgoom_meminfo mi = meminfo(4 * GiB, 10 * MiB, 2 * GiB, 1 * GiB);
+	struct cgoom_system_levels lv;
+	CHECK(!cgoom_system_low(&mi, &five, &ten, &lv));
+	CHECK(lv.mem_low);
+	CHECK(!lv.swap_low);
+	/* swap under 10% too: now */
+	mi.swap_free = 100 * MiB;
+	CHECK(cgoom_system_low(&mi, &five, &ten, &lv));
+	CHECK(lv.swap_low);
+}
+
+static void test_system_swap_low_ram_ok(void)
+{
+	struct cgoom_meminfo mi = meminfo(4 * GiB, 2 * GiB, 2 * GiB, 0);
+	CHECK(!cgoom_system_low(&mi, &five, &ten, NULL));
+}
+
+static void test_system_absolute_share(void)
+{
+	struct cgoom_share abs = { .is_percent = false, .value = 256 * MiB };
+	struct cgoom_meminfo mi = meminfo(64 * GiB, 255 * MiB, 0, 0);
+	struct cgoom_system_levels lv;
+	CHECK(cgoom_system_low(&mi, &abs, &ten, &lv));
+	CHECK_EQ_U64(lv.mem_min, 256 * MiB);
+}
+
+static void test_system_memfree_fallback(void)
+{
+	struct cgoom_meminfo mi = meminfo(10 * GiB, 4 * GiB, 0, 0);
+	mi.present &= ~(unsigned)CGOOM_MEMINFO_MEM_AVAILABLE;
+	mi.mem_free = 100 * MiB;
+	struct cgoom_system_levels lv;
+	CHECK(cgoom_system_low(&mi, &five, &ten, &lv));
+	CHECK_EQ_U64(lv.mem_available, 100 * MiB);
+}
+
+static void test_psi_short_interval(void)
+{
+	struct cgoom_psi_sample a = { .total_us = 1000, .at_us = 0, .valid = true };
+	struct cgoom_psi_sample b = { .total_us = 1000 + 120000, .at_us = 500000, .valid = true };
+	uint64_t stall = 0;
+	CHECK(cgoom_psi_over(&a, &b, 100000, 1000000, &stall));
+	CHECK_EQ_U64(stall, 120000);
+	b.total_us = 1000 + 99999;
+	CHECK(!cgoom_psi_over(&a, &b, 100000, 1000000, &stall));
+	CHECK_EQ_U64(stall, 99999);
+}
+
+static void test_psi_long_interval_scaled(void)
+{
+	/* 300 ms of stall over 4 s: 75 ms per 1 s window, under 100 ms */
+	struct cgoom_psi_sample a = { .total_us = 0, .at_us = 1000000, .valid = true };
+	struct cgoom_psi_sample b = { .total_us = 300000, .at_us = 5000000, .valid = true };
+	uint64_t stall = 0;
+	CHECK(!cgoom_psi_over(&a, &b, 100000, 1000000, &stall));
+	CHECK_EQ_U64(stall, 75000);
+	b.total_us = 800000; /* 200 ms per window */
+	CHECK(cgoom_psi_over(&a, &b, 100000, 1000000, &stall));
+	CHECK_EQ_U64(stall, 200000);
+}
+
+static void test_psi_invalid(void)
+{
+	struct cgoom_psi_sample a = { .total_us = 0, .at_us = 0, .valid = false };
+	struct cgoom_psi_sample b = { .total_us = 900000, .at_us = 100, .valid = true };
+	uint64_t stall = 7;
+	CHECK(!cgoom_psi_over(&a, &b, 1, 1000000, &stall));
+	CHECK_EQ_U64(stall, 7); /* untouched */
+	a.valid = true;
+	a.total_us = 1000000; /* total went backwards */
+	CHECK(!cgoom_psi_over(&a, &b, 1, 1000000, &stall));
+	a.total_us = 0;
+	a.at_us = 200; /* time went backwards */
+	CHECK(!cgoom_psi_over(&a, &b, 1, 1000000, &stall));
+	a.at_us = 0;
+	CHECK(!cgoom_psi_over(&a, &b, 1, 0, &stall)); /* no window */
+}
+
+static struct cgoom_cgroup_sample cg(uint64_t current, uint64_t max, uint64_t high,
+				     uint64_t ev_max, uint64_t ev_high)
+{
+	struct cgoom_cgroup_sample s = { 0 };
+	s.current = current;
+	s.max = max;
+	s.high = high;
+	s.ev.max = ev_max;
+	s.ev.high = ev_high;
+	return s;
+}
+
+static void test_cgroup_max_rose_fires(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(800 * MiB, 820 * MiB, UINT64_MAX, 3, 0);
+	cgoom_cgroup_baseline(&st, &s);
+	/* near max but no new `max` event: nothing */
+	s.current = 810 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	s.ev.max = 4;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1), CGOOM_TRIGGER_MAX);
+	/* the same count again: consumed */
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 2), CGOOM_TRIGGER_NONE);
+}
+
+static void test_cgroup_max_rose_but_far(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(700 * MiB, 820 * MiB, UINT64_MAX, 9, 0);
+	/* events rose (zero baseline) but usage is 120 MiB below max */
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	CHECK_EQ_U64(st.last.max, 9);
+}
+
+static void test_cgroup_psi_fires_near_max(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(805 * MiB, 820 * MiB, UINT64_MAX, 0, 0);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_MAX);
+	s.current = 600 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_NONE);
+}
+
+static void test_cgroup_oom_event_counts_as_failing(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 0 };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(820 * MiB, 820 * MiB, UINT64_MAX, 0, 0);
+	cgoom_cgroup_baseline(&st, &s);
+	s.ev.oom = 1;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_MAX);
+}
+
+static void test_cgroup_unlimited_never(void)
+{
+	struct cgoom_cgroup_params p = { .margin = UINT64_MAX, .guarded = true };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(5 * GiB, UINT64_MAX, UINT64_MAX, 100, 100);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_NONE);
+	CHECK(!cgoom_cgroup_at_limit(&s, &p));
+}
+
+static void test_cgroup_guard_band_dwell(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 100000 };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(700 * MiB, 820 * MiB, 772 * MiB, 0, 0);
+	cgoom_cgroup_baseline(&st, &s);
+	/* `high` rose while current is just under high (within margin) */
+	s.current = 770 * MiB;
+	s.ev.high = 5;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1000000), CGOOM_TRIGGER_NONE);
+	CHECK(st.in_band);
+	s.ev.high = 9;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1050000), CGOOM_TRIGGER_NONE);
+	s.ev.high = 14;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1100000), CGOOM_TRIGGER_HIGH);
+	CHECK(!st.in_band);
+}
+
+static void test_cgroup_guard_band_interrupted(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 100000 };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(780 * MiB, 820 * MiB, 772 * MiB, 0, 1);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	CHECK(st.in_band);
+	/* no new `high` yet (the allocator sleeps in its penalty): still in band */
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 200000), CGOOM_TRIGGER_NONE);
+	CHECK(st.in_band);
+	/* usage left the band: the clock stops */
+	s.current = 700 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 250000), CGOOM_TRIGGER_NONE);
+	CHECK(!st.in_band);
+	/* back in the band without a rise: not yet started */
+	s.current = 775 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 300000), CGOOM_TRIGGER_NONE);
+	CHECK(!st.in_band);
+	s.ev.high = 2;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 350000), CGOOM_TRIGGER_NONE);
+	CHECK(st.in_band);
+	/* past the dwell, but no rise since the start: wait */
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 600000), CGOOM_TRIGGER_NONE);
+	s.ev.high = 3;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 700000), CGOOM_TRIGGER_HIGH);
+}
+
+static void test_cgroup_guard_band_rise_then_dwell(void)
+{
+	/* a rise inside the dwell counts once the dwell is over */
+	struct cgoom_cgroup_params p = { .margin = 0, .guarded = true, .dwell_us = 100000 };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(772 * MiB, 820 * MiB, 772 * MiB, 0, 1);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	s.ev.high = 2;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 20000), CGOOM_TRIGGER_NONE);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 120000), CGOOM_TRIGGER_HIGH);
+}
+
+static void test_cgroup_guard_band_needs_guarded(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = false };
+	struct cgoom_cgroup_state st = { 0 };
+	/* someone else's memory.high: not cgoom's guard band, no trigger */
+	struct cgoom_cgroup_sample s = cg(780 * MiB, 820 * MiB, 772 * MiB, 0, 50);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	CHECK(!cgoom_cgroup_at_limit(&s, &p));
+}
+
+static void test_cgroup_max_wins_over_high(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 0 };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(818 * MiB, 820 * MiB, 772 * MiB, 1, 1);
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_MAX);
+	s.ev.high = 2;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_HIGH);
+}
+
+static void test_cgroup_at_limit(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 16 * MiB, .guarded = true };
+	struct cgoom_cgroup_sample s = cg(700 * MiB, 820 * MiB, 772 * MiB, 0, 0);
+	CHECK(!cgoom_cgroup_at_limit(&s, &p));
+	s.current = 756 * MiB; /* exactly high - margin */
+	CHECK(cgoom_cgroup_at_limit(&s, &p));
+	p.guarded = false;
+	CHECK(!cgoom_cgroup_at_limit(&s, &p));
+	s.current = 804 * MiB;
+	CHECK(cgoom_cgroup_at_limit(&s, &p));
+	s.current = 900 * MiB; /* over (kernel memory charged past max) */
+	CHECK(cgoom_cgroup_at_limit(&s, &p));
+}
+
+static void test_kernel_oom_rose(void)
+{
+	struct cgoom_memevents a = { 0 }, b = { 0 };
+	uint64_t n = 0;
+	a.oom_kill = 2;
+	b.oom_kill = 2;
+	CHECK(!cgoom_kernel_oom_rose(&a, &b, &n));
+	b.oom_kill = 5;
+	CHECK(cgoom_kernel_oom_rose(&a, &b, &n));
+	CHECK_EQ_U64(n, 3);
+	CHECK(!cgoom_kernel_oom_rose(&b, &a, &n)); /* went down: a new cgroup */
+}
+
+static void test_poll_interval(void)
+{
+	CHECK_EQ_U64(cgoom_poll_interval_us(0, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MIN_US);
+	CHECK_EQ_U64(cgoom_poll_interval_us(60 * MiB, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MIN_US);
+	CHECK_EQ_U64(cgoom_poll_interval_us(3000 * MiB, CGOOM_FILL_RATE_RAM), 500000);
+	CHECK_EQ_U64(cgoom_poll_interval_us(64 * GiB, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MAX_US);
+	CHECK_EQ_U64(cgoom_poll_interval_us(UINT64_MAX, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MAX_US);
+	CHECK_EQ_U64(cgoom_poll_interval_us(1, 0), CGOOM_POLL_MAX_US);
+	/* monotonic in headroom */
+	uint64_t last = 0;
+	for (uint64_t h = 0; h < 8 * GiB; h += 97 * MiB) {
+		uint64_t t = cgoom_poll_interval_us(h, CGOOM_FILL_RATE_RAM);
+		CHECK(t >= last);
+		last = t;
+	}
+}
+
+static void test_system_interval(void)
+{
+	struct cgoom_meminfo mi = meminfo(16 * GiB, 8 * GiB, 0, 0);
+	struct cgoom_system_levels lv;
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MAX_US);
+	/* with little swap headroom the swap rate decides */
+	mi = meminfo(16 * GiB, 8 * GiB, 1 * GiB, 200 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	/* (200 MiB - 102.4 MiB) at 800 MiB/s = 122 ms */
+	uint64_t t = cgoom_system_interval_us(&lv);
+	CHECK(t > CGOOM_POLL_MIN_US && t < 130000);
+	/* low already: minimum */
+	mi = meminfo(16 * GiB, 100 * MiB, 0, 0);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MIN_US);
+}
+
+static void test_cgroup_interval(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 16 * MiB, .guarded = false };
+	struct cgoom_cgroup_sample s = cg(100 * MiB, 5000 * MiB + 16 * MiB + 100 * MiB, 150 * MiB, 0, 0);
+	/* 5000 MiB to go (max - margin - current) at 6000 MiB/s */
+	CHECK_EQ_U64(cgoom_cgroup_interval_us(&s, &p), 833333);
+	/* guarded: memory.high is nearer */
+	p.guarded = true;
+	CHECK_EQ_U64(cgoom_cgroup_interval_us(&s, &p), CGOOM_POLL_MIN_US);
+	s.max = UINT64_MAX;
+	s.high = UINT64_MAX;
+	CHECK_EQ_U64(cgoom_cgroup_interval_us(&s, &p), CGOOM_POLL_MAX_US);
+}
+
+static void test_vmstat(void)
+{
+	static const char ok[] = "nr_free_pages 1234\noom_kill 7\nnr_zspages 0\n";
+	uint64_t v = 99;
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(ok, sizeof(ok) - 1, &v), 0);
+	CHECK_EQ_U64(v, 7);
+	static const char none[] = "nr_free_pages 1234\noom_kill_x 3\n";
+	v = 99;
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(none, sizeof(none) - 1, &v), -ENOENT);
+	CHECK_EQ_U64(v, 99);
+	static const char bad[] = "oom_kill 1x\n";
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(bad, sizeof(bad) - 1, &v), -EBADMSG);
+	static const char extra[] = "oom_kill 1 2\n";
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(extra, sizeof(extra) - 1, &v), -EBADMSG);
+	/* no trailing newline, and a truncated buffer */
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("oom_kill 42", 11, &v), 0);
+	CHECK_EQ_U64(v, 42);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("oom_kill", 8, &v), -EBADMSG);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("", 0, &v), -ENOENT);
+}
 
 int main(void)
 {
-	return tap_run((struct tap_test[]){ TAP(test_placeholder), { 0 } });
+	return tap_run((struct tap_test[]){
+		TAP(test_names),
+		TAP(test_system_no_swap_low),
+		TAP(test_system_no_swap_ok),
+		TAP(test_system_boundary_is_not_low),
+		TAP(test_system_swap_free_blocks),
+		TAP(test_system_swap_low_ram_ok),
+		TAP(test_system_absolute_share),
+		TAP(test_system_memfree_fallback),
+		TAP(test_psi_short_interval),
+		TAP(test_psi_long_interval_scaled),
+		TAP(test_psi_invalid),
+		TAP(test_cgroup_max_rose_fires),
+		TAP(test_cgroup_max_rose_but_far),
+		TAP(test_cgroup_psi_fires_near_max),
+		TAP(test_cgroup_oom_event_counts_as_failing),
+		TAP(test_cgroup_unlimited_never),
+		TAP(test_cgroup_guard_band_dwell),
+		TAP(test_cgroup_guard_band_interrupted),
+		TAP(test_cgroup_guard_band_rise_then_dwell),
+		TAP(test_cgroup_guard_band_needs_guarded),
+		TAP(test_cgroup_max_wins_over_high),
+		TAP(test_cgroup_at_limit),
+		TAP(test_kernel_oom_rose),
+		TAP(test_poll_interval),
+		TAP(test_system_interval),
+		TAP(test_cgroup_interval),
+		TAP(test_vmstat),
+		{ 0 },
+	});
 }

@@ -360,10 +360,64 @@ check_victim() {
 	[ "$PRED" = "$WANT" ] || fail "explain's victim.pids [$PRED] ($(labels_of $PRED)), expected [$WANT] ($(labels_of $WANT))"
 }
 
+# --- cgoom run (daemon scenarios) -----------------------------------------
+EV=${VM_TMP:-/tmp}/events.jsonl
+DLOG=${VM_TMP:-/tmp}/daemon.log
+DPID=
+up_ms() { read -r u _ < /proc/uptime; echo $(( ${u%.*} * 1000 + $(echo "${u#*.}" | sed 's/^0*//; s/^$/0/') * 10 )); }
+daemon_start() { # daemon_start [cgoom ARGS before "run"] -- [run ARGS]
+	cgoom --config "$CGOOM_CONF" "$@" > "$DLOG" 2>&1 &
+	DPID=$!
+	trap daemon_stop EXIT
+	i=0
+	until grep -q 'watching [0-9]* domain' "$DLOG"; do
+		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$DLOG"; fail "cgoom run did not start"; }
+		is_alive $DPID || { diag_file "$DLOG"; fail "cgoom run exited at start"; }
+		sleep 0.1
+	done
+}
+daemon_stop() {
+	[ -n "$DPID" ] || return 0
+	kill -TERM $DPID 2>/dev/null
+	i=0
+	while is_alive $DPID && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	is_alive $DPID && { say "cgoom run ignored SIGTERM"; kill -9 $DPID; }
+	wait $DPID 2>/dev/null
+	DRC=$?
+	DPID=
+	say "cgoom run log:"
+	sed 's/^/    /' "$DLOG" | tail -n 60
+}
+ev_lines() { grep "\"event\": \"$1\"" "$EV" 2>/dev/null; }
+ev_count() { ev_lines "$1" | wc -l | tr -d ' '; }
+ev_num() { ev_lines "$1" | head -n 1 | grep -E -o "\"$2\": [0-9.]+" | head -n 1 | sed 's/.*: //'; }
+# the victim.pids of the first decision in the event log
+ev_victim_pids() { ev_lines decision | head -n 1 > "$VM_TMP/decision.json"; json_victim_pids "$VM_TMP/decision.json"; }
+wait_event() { # wait_event NAME SECONDS
+	i=0
+	while [ "$(ev_count "$1")" = 0 ]; do
+		i=$((i + 1)); [ $i -gt $(( $2 * 10 )) ] && return 1
+		sleep 0.1
+	done
+}
+# watch_cross CGROUP FILE: in the background, the first uptime (ms) at
+# which memory.current >= FILE (memory.high or memory.max) lands in
+# $VM_TMP/cross (sampled every 20 ms).
+watch_cross() {
+	( lim=$(cat "$CG$1/$2"); while :; do c=$(cat "$CG$1/memory.current" 2>/dev/null) || exit 0
+		[ "$c" -ge "$lim" ] && { up_ms > "$VM_TMP/cross"; exit 0; }; sleep 0.02; done ) &
+	WATCH=$!
+}
+oom_kills() { sed -n 's/^oom_kill //p' "$CG$1/memory.events"; }
+vm_oom_kills() { sed -n 's/^oom_kill //p' /proc/vmstat; }
+
 # --- cleanup (run by /init after every scenario) --------------------------
 
 cleanup_all() {
 	killall -9 strace 2>/dev/null
+	# a daemon left by a scenario that timed out must not act in the next
+	killall -TERM cgoom 2>/dev/null && sleep 0.5
+	killall -9 cgoom 2>/dev/null
 	# cgroup.kill each top-level cgroup: kills every process below it.
 	for d in "$CG"/*/; do
 		[ -f "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill" 2>/dev/null

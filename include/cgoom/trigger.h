@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Trigger decisions of the daemon (SPEC 6), as pure functions of parsed
+ * numbers and of time passed in: no syscalls, no clock, no logging. The
+ * daemon reads the files, parses them, takes the time and asks these
+ * functions whether a domain is out of memory.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgoom/config.h"
+#include "cgoom/parse.h"
+
+enum cgoom_trigger {
+	CGOOM_TRIGGER_NONE = 0,
+	CGOOM_TRIGGER_MEMORY, /* system: MemAvailable (and SwapFree) under their minimum */
+	CGOOM_TRIGGER_PSI,    /* system: PSI full stall over threshold for a window */
+	CGOOM_TRIGGER_MAX,    /* cgroup: within margin of memory.max while reclaim fails */
+	CGOOM_TRIGGER_HIGH,   /* cgroup: usage stays in the guard band (memory.high) */
+	CGOOM_TRIGGER_N_,
+};
+
+/* "memory", "psi", "max", "high"; "none" for NONE; NULL out of range. */
+const char *cgoom_trigger_name(enum cgoom_trigger t);
+
+/* ---- the system domain ---- */
+
+struct cgoom_system_levels {
+	uint64_t mem_available, mem_min; /* bytes */
+	uint64_t swap_total, swap_free, swap_min;
+	bool mem_low;  /* mem_available < mem_min */
+	bool swap_low; /* no swap at all, or swap_free < swap_min */
+};
+
+/* Whether the system is low on memory: MemAvailable < share(mem_min,
+ * MemTotal) and (SwapTotal == 0 or SwapFree < share(swap_min,
+ * SwapTotal)). Without a MemAvailable line (kernels before 3.14) MemFree
+ * stands in. *ret (may be NULL) gets the numbers either way. */
+bool cgoom_system_low(const struct cgoom_meminfo *mi, const struct cgoom_share *mem_min,
+		      const struct cgoom_share *swap_min, struct cgoom_system_levels *ret);
+
+/* ---- PSI, when the kernel cannot watch it for us ---- */
+
+struct cgoom_psi_sample {
+	uint64_t total_us; /* the "full" line's total= */
+	uint64_t at_us;    /* when it was read (any monotonic clock) */
+	bool valid;
+};
+
+/* Stall time between two samples, scaled to one window: when the samples
+ * are at most window_us apart, the raw growth of total (a window that
+ * holds the interval holds at least that much stall); when they are
+ * further apart, the average per window, growth x window / interval
+ * (polling cannot see a burst inside a long interval; the kernel's own
+ * trigger can, which is why the daemon prefers it). Fires when that is
+ * >= stall_us. false when either sample is invalid, time or total went
+ * backwards, or window_us is 0. *ret_stall_us (may be NULL) is set
+ * whenever the samples are usable. */
+bool cgoom_psi_over(const struct cgoom_psi_sample *prev, const struct cgoom_psi_sample *cur,
+		    uint64_t stall_us, uint64_t window_us, uint64_t *ret_stall_us);
+
+/* ---- cgroup domains ---- */
+
+struct cgoom_cgroup_sample {
+	uint64_t current; /* memory.current */
+	uint64_t max;     /* memory.max (UINT64_MAX: "max") */
+	uint64_t high;    /* memory.high (UINT64_MAX: "max") */
+	struct cgoom_memevents ev;
+};
+
+struct cgoom_cgroup_params {
+	uint64_t margin;   /* bytes: act within this of memory.max (and of memory.high) */
+	bool guarded;      /* a guard band is in force: memory.high = max - guard_band */
+	uint64_t dwell_us; /* guard band: how long usage must stay in it */
+};
+
+/* What one domain's trigger remembers between checks. Zero it to start
+ * with a baseline of zero events (then any event counted so far counts
+ * as "rose"); or call cgoom_cgroup_baseline() with a first sample so that
+ * only later rises count. */
+struct cgoom_cgroup_state {
+	struct cgoom_memevents last;
+	bool in_band;
+	uint64_t band_since_us;
+	uint64_t band_rises; /* checks that saw `high` rise since the band clock started */
+};
+
+void cgoom_cgroup_baseline(struct cgoom_cgroup_state *st, const struct cgoom_cgroup_sample *cur);
+
+/* Whether usage is at a limit now (no events needed): memory.current +
+ * margin >= memory.max, or, guarded, memory.current + margin >=
+ * memory.high. The re-check before acting uses this with fresh numbers.
+ * The margin applies to memory.high too because reclaim keeps pulling
+ * memory.current to just under memory.high while the allocator is
+ * throttled there. */
+bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p);
+
+/* One check of a cgroup domain at time now_us. Fires
+ *  - MAX when memory.current + margin >= memory.max and reclaim is
+ *    failing: memory.events `max` or `oom` rose since the last check, or
+ *    psi_fired (the domain's memory.pressure trigger went off);
+ *  - HIGH (guarded only) when usage stays in the guard band while the
+ *    allocator keeps hitting memory.high: a check that sees
+ *    memory.current + margin >= memory.high and `high` risen starts the
+ *    clock; it fires at a later check, at least dwell_us after the start,
+ *    once `high` rose again since the start (a throttled allocator
+ *    sleeps between charges, so not every check sees a rise); a check
+ *    with usage below the band stops the clock. dwell_us 0 fires at the
+ *    first sighting.
+ * MAX wins when both hold. Updates *st (events baseline, band clock). */
+enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
+				      const struct cgoom_cgroup_sample *cur,
+				      const struct cgoom_cgroup_params *p, bool psi_fired,
+				      uint64_t now_us);
+
+/* Whether the kernel OOM-killed in the domain since the last sample:
+ * memory.events oom_kill rose. *ret_n (may be NULL) gets how many. */
+bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoom_memevents *cur,
+			   uint64_t *ret_n);
+
+/* ---- adaptive polling (earlyoom style) ---- */
+
+#define CGOOM_POLL_MIN_US 100000ULL  /* 100 ms: at or near a threshold */
+#define CGOOM_POLL_MAX_US 1000000ULL /* 1 s: idle */
+/* Fastest plausible fill rates, as earlyoom measured them: RAM 6000
+ * MiB/s, swap 800 MiB/s. */
+#define CGOOM_FILL_RATE_RAM (6000ULL << 20)
+#define CGOOM_FILL_RATE_SWAP (800ULL << 20)
+
+/* The time memory could take to fill `headroom` bytes at `rate` bytes per
+ * second: headroom x 1e6 / rate microseconds, clamped to [CGOOM_POLL_MIN_US,
+ * CGOOM_POLL_MAX_US]. rate 0 means "cannot fill": the maximum. So a
+ * domain 60 MiB from its threshold is polled every 100 ms, one 3 GiB away
+ * about every 512 ms, and one 6 GiB or more away once a second. */
+uint64_t cgoom_poll_interval_us(uint64_t headroom, uint64_t rate);
+
+/* The system's interval: the shorter of the RAM headroom (MemAvailable -
+ * mem_min) at CGOOM_FILL_RATE_RAM and, with swap, the swap headroom
+ * (SwapFree - swap_min) at CGOOM_FILL_RATE_SWAP (earlyoom takes the
+ * minimum too: swap fills while RAM does). */
+uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv);
+
+/* A cgroup domain's interval: headroom to the nearest threshold it fires
+ * at (memory.high - margin when guarded, else memory.max - margin) at
+ * CGOOM_FILL_RATE_RAM. A domain without a finite limit: the maximum. */
+uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
+				  const struct cgoom_cgroup_params *p);
+
+/* /proc/vmstat: the `oom_kill` counter (kernel OOM kills since boot),
+ * -ENOENT without one (kernels before 4.13), -EBADMSG if malformed. */
+int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret);

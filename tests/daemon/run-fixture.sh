@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# tests/daemon/run-fixture.sh BUILD_DIR: the daemon (`cgoom run --dry-run`
+# with CGOOM_RUN_ONCE=1) on fixture trees built by tests/fixtures/build.py.
+# Checks that it evaluates the triggers from the fixture's files and logs
+# what it would kill, and nothing when there is no trigger. Prints TAP.
+# PIDs are above the host's pid_max, so nothing real can ever be hit.
+set -u
+BUILD=${1:?usage: run-fixture.sh BUILD_DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CGOOM=$(cd "$BUILD" && pwd)/cgoom
+BUILDER="$HERE/../fixtures/build.py"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+N=0
+FAILED=0
+
+ok() { N=$((N + 1)); echo "ok $N - $*"; }
+notok() { N=$((N + 1)); FAILED=$((FAILED + 1)); echo "not ok $N - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { # check NAME CONDITION-EXIT-STATUS [DIAG-FILE]
+	if [ "$2" = 0 ]; then ok "$1"; else notok "$1" "see below"; [ -n "${3:-}" ] && sed 's/^/#   /' "$3" | head -n 60; fi
+}
+
+# build NAME JSON: writes $T/NAME/{cg,proc,cgoom.conf}
+build() {
+	mkdir -p "$T/$1"
+	printf '%s\n' "$2" > "$T/$1/scenario.json"
+	python3 "$BUILDER" "$T/$1/scenario.json" "$T/$1/tree" > "$T/$1/build.log" 2>&1 || {
+		cat "$T/$1/build.log"; return 1; }
+	[ -f "$T/$1/tree/cgoom.conf" ] || : > "$T/$1/tree/cgoom.conf"
+}
+
+# run NAME [EXTRA CONFIG LINES]: cgoom run --dry-run once; output in $T/NAME/out, rc in RC
+run() {
+	local d="$T/$1"; shift
+	for l in "$@"; do echo "$l" >> "$d/tree/cgoom.conf"; done
+	CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+	RC=$?
+}
+
+echo "TAP version 13"
+[ -x "$CGOOM" ] || { echo "1..0 # SKIP no $CGOOM"; exit 0; }
+command -v python3 > /dev/null || { echo "1..0 # SKIP no python3"; exit 0; }
+
+# 1. system: MemAvailable under 5% -> would kill the biggest process (policy none)
+build sys-low '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "meminfo": {"MemAvailable": 100000},
+  "cgroups": {"/a": {}, "/b": {}},
+  "procs": [
+    {"pid": 4100001, "cgroup": "/a", "rss": 300},
+    {"pid": 4100002, "cgroup": "/b", "rss": 200}
+  ]
+}' || exit 1
+run sys-low "[daemon]" "event_log = $T/sys-low/events.jsonl" "metrics_file = $T/sys-low/metrics.prom"
+check "system low: exit 0" "$([ $RC = 0 ]; echo $?)" "$T/sys-low/out"
+check "system low: trigger memory logged" "$(grep -q '/: trigger memory: MemAvailable' "$T/sys-low/out"; echo $?)" "$T/sys-low/out"
+check "system low: explain ranking logged" "$(grep -q '4100001' "$T/sys-low/out" && grep -q 'decision (policy none)' "$T/sys-low/out"; echo $?)" "$T/sys-low/out"
+check "system low: would kill 4100001 only" "$(grep -q 'dry run: would kill \[4100001\] via pidfd' "$T/sys-low/out"; echo $?)" "$T/sys-low/out"
+check "event log: start, trigger, decision, dry_run lines" \
+	"$(r=0; for e in start trigger decision dry_run stop; do grep -q "\"event\": \"$e\"" "$T/sys-low/events.jsonl" || r=1; done; echo $r)" "$T/sys-low/events.jsonl"
+check "event log: every line is JSON" \
+	"$(python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/sys-low/events.jsonl"; echo $?)" "$T/sys-low/events.jsonl"
+check "event log: decision embeds explain JSON with victim pids" \
+	"$(python3 -c '
+import json,sys
+ds=[json.loads(l) for l in open(sys.argv[1])]
+d=[x for x in ds if x["event"]=="decision"][0]["decision"]
+sys.exit(0 if d["victim"]["pids"]==[4100001] and d["domain"]=="/" else 1)' "$T/sys-low/events.jsonl"; echo $?)" "$T/sys-low/events.jsonl"
+check "metrics: triggers_total and cgoom_up 0 after exit" \
+	"$(grep -q 'cgoom_triggers_total{domain="/",kind="memory"} 1' "$T/sys-low/metrics.prom" && grep -q '^cgoom_up 0' "$T/sys-low/metrics.prom" && grep -q '^cgoom_domains 1' "$T/sys-low/metrics.prom"; echo $?)" "$T/sys-low/metrics.prom"
+
+# 2. nothing low -> nothing would be killed
+build quiet '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/a": {"max": "1G"}},
+  "procs": [{"pid": 4100001, "cgroup": "/a", "rss": 300}]
+}' || exit 1
+run quiet
+check "quiet: exit 0, no trigger, no kill" \
+	"$([ $RC = 0 ] && ! grep -q 'trigger\|would kill' "$T/quiet/out" && grep -q 'domain /a: memory.max' "$T/quiet/out"; echo $?)" "$T/quiet/out"
+
+# 3. a cgroup domain at memory.max with memory.events max > 0
+build cg-max '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {
+    "/work": {"max": "400M", "current": "398M", "events": {"max": 12}},
+    "/work/x": {}, "/work/y": {},
+    "/other": {}
+  },
+  "procs": [
+    {"pid": 4100011, "cgroup": "/work/x", "rss": 150},
+    {"pid": 4100012, "cgroup": "/work/x", "rss": 100},
+    {"pid": 4100013, "cgroup": "/work/y", "rss": 200},
+    {"pid": 4100014, "cgroup": "/other", "rss": 900}
+  ],
+  "config": ["[cgroup \"/work\"]", "oom_policy = cgroup"]
+}' || exit 1
+run cg-max "[daemon]" "guard_band = 32M"
+check "cgroup max: trigger max on /work" "$(grep -q '/work: trigger max: memory.current' "$T/cg-max/out"; echo $?)" "$T/cg-max/out"
+check "cgroup max: would kill /work/x (footprint 250M beats 200M), not /other" \
+	"$(grep -q '/work: dry run: would kill \[4100011\]' "$T/cg-max/out" && ! grep -q 'would kill.*4100014' "$T/cg-max/out"; echo $?)" "$T/cg-max/out"
+check "cgroup max: dry run leaves memory.high alone" \
+	"$([ "$(cat "$T/cg-max/tree/cg/work/memory.high")" = max ]; echo $?)" "$T/cg-max/out"
+
+# 4. near max but no event: no trigger (the counters did not rise)
+build cg-noevent '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "398M"}},
+  "procs": [{"pid": 4100021, "cgroup": "/work", "rss": 300}]
+}' || exit 1
+run cg-noevent
+check "cgroup near max without memory.events: no trigger" \
+	"$([ $RC = 0 ] && ! grep -q 'trigger' "$T/cg-noevent/out"; echo $?)" "$T/cg-noevent/out"
+
+# 5. without --dry-run on a fixture: refused, exit 2
+CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$T/sys-low/tree/cg" --proc-root "$T/sys-low/tree/proc" \
+	--config "$T/sys-low/tree/cgoom.conf" run > "$T/refuse.out" 2>&1
+RC=$?
+check "fixture without --dry-run: refused with exit 2" \
+	"$([ $RC = 2 ] && grep -q 'refusing to run' "$T/refuse.out"; echo $?)" "$T/refuse.out"
+
+# 6. a bad config: FILE:LINE: msg, exit 2
+printf '[daemon]\nkill_wait = forever\n' > "$T/bad.conf"
+CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$T/sys-low/tree/cg" --proc-root "$T/sys-low/tree/proc" \
+	--config "$T/bad.conf" run --dry-run > "$T/bad.out" 2>&1
+RC=$?
+check "bad config: exit 2 with FILE:LINE" "$([ $RC = 2 ] && grep -q "$T/bad.conf:2: " "$T/bad.out"; echo $?)" "$T/bad.out"
+
+# 7. swap present and still free: no system trigger despite low MemAvailable
+build swap-ok '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G", "swap_total": "2G"},
+  "meminfo": {"MemAvailable": 100000},
+  "procs": [{"pid": 4100031, "cgroup": "/", "rss": 300}]
+}' || exit 1
+run swap-ok
+check "low RAM, free swap: no trigger" "$([ $RC = 0 ] && ! grep -q 'trigger' "$T/swap-ok/out"; echo $?)" "$T/swap-ok/out"
+
+echo "1..$N"
+[ $FAILED = 0 ]

@@ -1,0 +1,40 @@
+# daemon-reload: SIGHUP with a broken config: cgoom logs FILE:LINE and
+# that it keeps the old configuration (event "reload" ok false), keeps
+# its guard band, and a later squeeze in /work is still handled (the
+# grower killed, memory.events oom_kill 0).
+# vm-timeout: 90
+
+write_conf <<CONF
+[daemon]
+guard_band = 48M
+event_log = $EV
+[cgroup "/work"]
+oom_policy = cgroup
+CONF
+cg_make /work 400M
+cg_enable /work +memory
+cg_make /work/a
+cg_make /work/grow
+daemon_start run
+high0=$(cg_get /work memory.high)
+printf '[daemon]\nguard_band = 48M\nkill_wait = forever\n' > "$CGOOM_CONF"
+kill -HUP $DPID
+wait_event reload 10 || { daemon_stop; fail "no reload event after SIGHUP"; }
+grep -q "$CGOOM_CONF:3: " "$DLOG" || { daemon_stop; fail "the log does not name $CGOOM_CONF:3"; }
+grep -q 'keeping the old configuration' "$DLOG" || { daemon_stop; fail "the log does not say the old configuration is kept"; }
+ev_lines reload | grep -q '"ok": false' || { daemon_stop; fail "reload event not ok:false"; }
+is_alive $DPID || fail "cgoom run died on a bad reload"
+[ "$(cg_get /work memory.high)" = "$high0" ] || fail "memory.high changed on a failed reload"
+hog a /work/a 100
+hogs_wait 60
+hog grow /work/grow 300 25
+wait_event victim_exit 60 || { daemon_stop; fail "after the bad reload, no victim within 60 s"; }
+sleep 0.3
+died=$(dead_hogs)
+okills=$(oom_kills /work)
+hog_table
+daemon_stop
+[ "$died" = "$(hog_pid grow)" ] || fail "died [$died], expected the grower"
+[ "$okills" = 0 ] || fail "kernel oom_kill $okills"
+diag "$(grep "$CGOOM_CONF:3" "$DLOG" | head -n 1)"
+pass "bad config on SIGHUP reported and ignored; later squeeze handled (trigger->signal $(ev_num kill reaction_ms) ms)"
