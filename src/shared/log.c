@@ -1,11 +1,26 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * Logging to stderr, as text or as JSON lines. The daemon logs on its kill
+ * path, so a line is built in a stack buffer (no allocation) and handed to
+ * stderr with one write, which keeps concurrent writers' lines whole.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
+
+/* Longest message kept; longer ones are cut (on a byte, which the JSON
+ * escaper copes with: a cut UTF-8 sequence becomes \u00XX escapes). */
+#define MSG_MAX 2048
+/* JSON escaping grows a byte to at most 6 ("\u00XX"); the rest of the
+ * object (ts, level, priority, keys) needs well under 128 bytes. */
+#define LINE_MAX_ (MSG_MAX * 6 + 128)
 
 static const char *prog = "cgoom";
 static enum cgoom_log_level max_level = CGOOM_LOG_INFO;
@@ -23,11 +38,29 @@ int cgoom_log_set_format_name(const char *name)
 	return 0;
 }
 
+/* systemd sets JOURNAL_STREAM=DEV:INO for the stream it connected to
+ * stdout/stderr; stderr is the journal only if it is still that stream
+ * (not, say, redirected to a file by a script run from a unit). */
+static bool stderr_is_journal(void)
+{
+	const char *e = getenv("JOURNAL_STREAM");
+	if (!e || !*e)
+		return false;
+	unsigned long long dev, ino;
+	char tail;
+	if (sscanf(e, "%llu:%llu%c", &dev, &ino, &tail) != 2)
+		return false;
+	struct stat st;
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
 void cgoom_log_init(const char *progname)
 {
 	if (progname)
 		prog = progname;
-	journal = getenv("JOURNAL_STREAM") != NULL;
+	journal = stderr_is_journal();
 }
 
 void cgoom_log_set_max_level(enum cgoom_log_level level)
@@ -35,20 +68,155 @@ void cgoom_log_set_max_level(enum cgoom_log_level level)
 	max_level = level;
 }
 
+const char *cgoom_log_level_name(enum cgoom_log_level level)
+{
+	switch (level) {
+	case CGOOM_LOG_ERR:
+		return "err";
+	case CGOOM_LOG_WARNING:
+		return "warning";
+	case CGOOM_LOG_NOTICE:
+		return "notice";
+	case CGOOM_LOG_INFO:
+		return "info";
+	case CGOOM_LOG_DEBUG:
+		return "debug";
+	}
+	return NULL;
+}
+
+/* Appends to a fixed buffer; past its end appends are dropped (the
+ * caller sized it so that does not happen). */
+struct line {
+	char buf[LINE_MAX_];
+	size_t len;
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->buf) - l->len)
+		n = sizeof(l->buf) - l->len;
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+__attribute__((format(printf, 2, 3))) static void putf(struct line *l, const char *fmt, ...)
+{
+	size_t room = sizeof(l->buf) - l->len;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(l->buf + l->len, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* Length of the valid UTF-8 sequence at s, or 0 (as strbuf.c decides, so
+ * log lines and explain --json escape alike). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	size_t n;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	unsigned cp = c & (0x7f >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the NUL */
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string literal: '"', '\\', control bytes and bytes that are not
+ * valid UTF-8 escaped, so the line is valid JSON whatever the message. */
+static void put_json_string(struct line *l, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	put(l, "\"", 1);
+	while (*s) {
+		size_t n = utf8_len(s);
+		if (*s == '"' || *s == '\\') {
+			char e[2] = { '\\', (char)*s };
+			put(l, e, 2);
+			s++;
+		} else if (*s == '\n') {
+			put(l, "\\n", 2);
+			s++;
+		} else if (*s == '\t') {
+			put(l, "\\t", 2);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7f || n == 0) {
+			putf(l, "\\u%04x", *s);
+			s++;
+		} else {
+			put(l, (const char *)s, n);
+			s += n;
+		}
+	}
+	put(l, "\"", 1);
+}
+
+/* "2024-05-01T12:34:56.789Z": RFC 3339, UTC, milliseconds. */
+static void put_timestamp(struct line *l)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+	if (clock_gettime(CLOCK_REALTIME, &ts) < 0 || !gmtime_r(&ts.tv_sec, &tm) ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
+		put(l, "null", 4);
+		return;
+	}
+	putf(l, "\"%s.%03ldZ\"", when, ts.tv_nsec / 1000000L);
+}
+
 void cgoom_log(enum cgoom_log_level level, const char *fmt, ...)
 {
 	if (level > max_level)
 		return;
 	int saved = errno;
-	char msg[2048];
+	char msg[MSG_MAX];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* one write per line so concurrent writers do not interleave */
+
+	static struct line l; /* too big for a thread's stack to be polite */
+	l.len = 0;
+	/* journald strips "<N>" and records N as the priority; in JSON mode
+	 * the journal's MESSAGE is then exactly the JSON object */
 	if (journal)
-		fprintf(stderr, "<%d>%s\n", (int)level, msg);
-	else
-		fprintf(stderr, "%s: %s\n", prog, msg);
+		putf(&l, "<%d>", (int)level);
+	if (format == CGOOM_LOG_JSON) {
+		const char *name = cgoom_log_level_name(level);
+		put(&l, "{\"ts\": ", 7);
+		put_timestamp(&l);
+		putf(&l, ", \"level\": \"%s\", \"priority\": %d, \"msg\": ", name ? name : "info",
+		     (int)level);
+		put_json_string(&l, msg);
+		put(&l, "}", 1);
+	} else if (journal) {
+		put(&l, msg, strlen(msg));
+	} else {
+		putf(&l, "%s: %s", prog, msg);
+	}
+	/* the newline always fits: cut the line short if it must */
+	if (l.len >= sizeof(l.buf))
+		l.len = sizeof(l.buf) - 1;
+	l.buf[l.len++] = '\n';
+	fwrite(l.buf, 1, l.len, stderr);
+	fflush(stderr);
 	errno = saved;
 }

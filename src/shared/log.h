@@ -2,8 +2,13 @@
 #pragma once
 
 /* Logging for the CLI and daemon (never the library). Messages go to
- * stderr; under systemd (JOURNAL_STREAM set) each line starts with a
- * syslog priority prefix "<N>" that journald understands. */
+ * stderr, one line each, as text ("cgoom: message") or as JSON
+ * ({"ts": "2024-05-01T12:34:56.789Z", "level": "info", "priority": 6,
+ * "msg": "..."}). When stderr is the journal (JOURNAL_STREAM names the
+ * stream stderr is) each line starts with a syslog priority prefix "<N>"
+ * that journald strips and records; text lines then drop "cgoom: ".
+ * Not thread-safe (one static line buffer: no allocation while logging
+ * on the kill path). doc/logging.md describes the formats. */
 
 #include <stdbool.h>
 
@@ -20,10 +25,14 @@ enum cgoom_log_format {
 	CGOOM_LOG_JSON,     /* one JSON object per line */
 };
 
+/* Sets the program name for text lines (NULL keeps it) and decides,
+ * from JOURNAL_STREAM and stderr as they are now, whether to prefix "<N>". */
 void cgoom_log_init(const char *progname);
 /* "text" or "json"; -EINVAL otherwise. */
 int cgoom_log_set_format_name(const char *name);
 void cgoom_log_set_max_level(enum cgoom_log_level level);
+/* "err", "warning", "notice", "info", "debug"; NULL for anything else. */
+const char *cgoom_log_level_name(enum cgoom_log_level level);
 void cgoom_log(enum cgoom_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) cgoom_log(CGOOM_LOG_ERR, __VA_ARGS__)

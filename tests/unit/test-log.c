@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* Log lines (src/shared/log.c): text and JSON, with and without the
+ * journald priority prefix. stderr is pointed at a temporary file and
+ * read back after each line. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "tap.h"
+
+static char out[64 * 1024];
+
+/* Empties the captured stderr. */
+static int capture_reset(void)
+{
+	fflush(stderr);
+	if (ftruncate(STDERR_FILENO, 0) < 0 || lseek(STDERR_FILENO, 0, SEEK_SET) < 0)
+		return -errno;
+	return 0;
+}
+
+/* What was written to stderr since capture_reset(), NUL-terminated. */
+static const char *captured(void)
+{
+	fflush(stderr);
+	ssize_t n = pread(STDERR_FILENO, out, sizeof(out) - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	return out;
+}
+
+/* Points JOURNAL_STREAM at stderr (or at something else) and re-inits. */
+static void journal_env(bool match)
+{
+	struct stat st;
+	char v[64];
+	if (fstat(STDERR_FILENO, &st) < 0)
+		return;
+	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino + (match ? 0 : 1));
+	setenv("JOURNAL_STREAM", v, 1);
+	cgoom_log_init(NULL);
+}
+
+static void plain_env(void)
+{
+	unsetenv("JOURNAL_STREAM");
+	cgoom_log_init("cgoom");
+	cgoom_log_set_format_name("text");
+	cgoom_log_set_max_level(CGOOM_LOG_INFO);
+}
+
+static void test_text(void)
+{
+	plain_env();
+	CHECK(capture_reset() == 0);
+	log_info("hello %d", 42);
+	log_error("second");
+	CHECK_STREQ(captured(), "cgoom: hello 42\ncgoom: second\n");
+}
+
+static void test_text_progname(void)
+{
+	plain_env();
+	cgoom_log_init("other");
+	CHECK(capture_reset() == 0);
+	log_warning("w");
+	CHECK_STREQ(captured(), "other: w\n");
+}
+
+static void test_text_journal(void)
+{
+	plain_env();
+	journal_env(true);
+	CHECK(capture_reset() == 0);
+	log_error("e");
+	log_warning("w");
+	log_notice("n");
+	log_info("i");
+	CHECK_STREQ(captured(), "<3>e\n<4>w\n<5>n\n<6>i\n");
+}
+
+/* JOURNAL_STREAM inherited by a process whose stderr went elsewhere. */
+static void test_text_journal_other_stream(void)
+{
+	plain_env();
+	journal_env(false);
+	CHECK(capture_reset() == 0);
+	log_info("i");
+	CHECK_STREQ(captured(), "cgoom: i\n");
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	cgoom_log_init(NULL);
+	CHECK(capture_reset() == 0);
+	log_info("j");
+	CHECK_STREQ(captured(), "cgoom: j\n");
+}
+
+static void test_max_level(void)
+{
+	plain_env();
+	CHECK(capture_reset() == 0);
+	log_debug("hidden");
+	CHECK_STREQ(captured(), "");
+	cgoom_log_set_max_level(CGOOM_LOG_DEBUG);
+	log_debug("shown");
+	CHECK_STREQ(captured(), "cgoom: shown\n");
+	cgoom_log_set_max_level(CGOOM_LOG_ERR);
+	log_warning("hidden");
+	CHECK_STREQ(captured(), "cgoom: shown\n");
+}
+
+static void test_errno_kept(void)
+{
+	plain_env();
+	CHECK(capture_reset() == 0);
+	errno = ENOENT;
+	log_info("x");
+	CHECK_EQ_INT(errno, ENOENT);
+}
+
+static void test_format_names(void)
+{
+	CHECK_EQ_INT(cgoom_log_set_format_name("text"), 0);
+	CHECK_EQ_INT(cgoom_log_set_format_name("json"), 0);
+	CHECK_EQ_INT(cgoom_log_set_format_name("JSON"), -EINVAL);
+	CHECK_EQ_INT(cgoom_log_set_format_name(""), -EINVAL);
+	CHECK_STREQ(cgoom_log_level_name(CGOOM_LOG_ERR), "err");
+	CHECK_STREQ(cgoom_log_level_name(CGOOM_LOG_WARNING), "warning");
+	CHECK_STREQ(cgoom_log_level_name(CGOOM_LOG_NOTICE), "notice");
+	CHECK_STREQ(cgoom_log_level_name(CGOOM_LOG_INFO), "info");
+	CHECK_STREQ(cgoom_log_level_name(CGOOM_LOG_DEBUG), "debug");
+	CHECK(cgoom_log_level_name((enum cgoom_log_level)9) == NULL);
+	plain_env();
+}
+
+/* Checks s starts with {"ts": "YYYY-MM-DDTHH:MM:SS.mmmZ" near now; returns
+ * what follows the timestamp, or NULL. */
+static const char *skip_ts(const char *s)
+{
+	static const char head[] = "{\"ts\": \"";
+	if (strncmp(s, head, sizeof(head) - 1) != 0)
+		return NULL;
+	s += sizeof(head) - 1;
+	/* shape first: digits where digits go, separators where they go */
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ\"";
+	for (size_t i = 0; shape[i]; i++) {
+		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+			return NULL;
+	}
+	struct tm tm = { 0 };
+	int ms;
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms) != 7)
+		return NULL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	time_t t = timegm(&tm), now = time(NULL);
+	if (t < now - 60 || t > now + 60)
+		return NULL; /* UTC, not local time, and roughly now */
+	return s + sizeof(shape) - 1;
+}
+
+static void test_json(void)
+{
+	plain_env();
+	CHECK(cgoom_log_set_format_name("json") == 0);
+	CHECK(capture_reset() == 0);
+	log_warning("killed %d in %s", 4242, "/cg3");
+	const char *rest = skip_ts(captured());
+	CHECK(rest != NULL);
+	CHECK_STREQ(rest, ", \"level\": \"warning\", \"priority\": 4, \"msg\": \"killed 4242 in /cg3\"}\n");
+
+	CHECK(capture_reset() == 0);
+	log_error("e");
+	rest = skip_ts(captured());
+	CHECK(rest != NULL);
+	CHECK_STREQ(rest, ", \"level\": \"err\", \"priority\": 3, \"msg\": \"e\"}\n");
+	plain_env();
+}
+
+static void test_json_escaping(void)
+{
+	plain_env();
+	CHECK(cgoom_log_set_format_name("json") == 0);
+	CHECK(capture_reset() == 0);
+	/* quote, backslash, newline, tab, control byte, DEL, valid UTF-8
+	 * (é, U+00E9), a lone continuation byte and an overlong '/' */
+	log_info("a\"b\\c\nd\te\x01 f\x7f g\xc3\xa9 h\x80 i\xc0\xaf");
+	const char *rest = skip_ts(captured());
+	CHECK(rest != NULL);
+	CHECK_STREQ(rest, ", \"level\": \"info\", \"priority\": 6, \"msg\": "
+			  "\"a\\\"b\\\\c\\nd\\te\\u0001 f\\u007f g\xc3\xa9 h\\u0080 i\\u00c0\\u00af\"}\n");
+	plain_env();
+}
+
+static void test_json_journal(void)
+{
+	plain_env();
+	CHECK(cgoom_log_set_format_name("json") == 0);
+	journal_env(true);
+	CHECK(capture_reset() == 0);
+	log_notice("n");
+	const char *s = captured();
+	CHECK(strncmp(s, "<5>", 3) == 0);
+	const char *rest = skip_ts(s + 3);
+	CHECK(rest != NULL);
+	CHECK_STREQ(rest, ", \"level\": \"notice\", \"priority\": 5, \"msg\": \"n\"}\n");
+	plain_env();
+}
+
+/* A message longer than the buffer is cut, and the line is still one
+ * complete JSON object, even when every byte needs a 6-byte escape. */
+static void test_json_long(void)
+{
+	static char big[10000];
+	plain_env();
+	CHECK(cgoom_log_set_format_name("json") == 0);
+	memset(big, '\x01', sizeof(big) - 1);
+	CHECK(capture_reset() == 0);
+	log_info("%s", big);
+	const char *s = captured();
+	size_t n = strlen(s);
+	CHECK(n > 100);
+	CHECK(strcmp(s + n - 3, "\"}\n") == 0);
+	CHECK(strchr(s, '\n') == s + n - 1);
+	const char *rest = skip_ts(s);
+	CHECK(rest != NULL);
+	const char *msg = strstr(rest, "\"msg\": \"");
+	CHECK(msg != NULL);
+	msg += 8;
+	/* only whole \u0001 escapes between the quotes */
+	size_t body = (size_t)(s + n - 3 - msg);
+	CHECK(body % 6 == 0);
+	for (size_t i = 0; i < body; i += 6)
+		CHECK(strncmp(msg + i, "\\u0001", 6) == 0);
+	CHECK(body / 6 >= 2000); /* a cut, not a loss */
+	plain_env();
+}
+
+int main(void)
+{
+	int saved = dup(STDERR_FILENO);
+	FILE *tf = tmpfile();
+	if (saved < 0 || !tf || dup2(fileno(tf), STDERR_FILENO) < 0) {
+		printf("1..0 # SKIP cannot redirect stderr to a temporary file\n");
+		return 0;
+	}
+	int r = tap_run((struct tap_test[]){
+		TAP(test_text),
+		TAP(test_text_progname),
+		TAP(test_text_journal),
+		TAP(test_text_journal_other_stream),
+		TAP(test_max_level),
+		TAP(test_errno_kept),
+		TAP(test_format_names),
+		TAP(test_json),
+		TAP(test_json_escaping),
+		TAP(test_json_journal),
+		TAP(test_json_long),
+		{ 0 },
+	});
+	dup2(saved, STDERR_FILENO);
+	return r;
+}
