@@ -25,7 +25,8 @@ while ! rmdir "$CG/work/a" 2>/dev/null; do
 	i=$((i + 1)); [ $i -gt 50 ] && fail "cannot rmdir /work/a"; sleep 0.1
 done
 cg_make /work/a0
-PRED=$(hog_pid b-80)
-kill_and_check kill $DOMAIN "$(sorted_pids "$(hog_pid a-120) $(hog_pid b-80)")"
+# the dead set will hold a-120 (killed above) and cgoom's next victim
+PRED=$(sorted_pids "$(hog_pid a-120) $(hog_pid b-80)")
+kill_and_check kill $DOMAIN "$PRED"
 is_alive "$(hog_pid c-40)" || fail "c-40 died"
 pass "/work/a vanished between explain and kill: kill chose /work/b, c-40 lives"
