@@ -137,6 +137,8 @@ int domains_init(struct daemon *dm);
 int domains_rescan(struct daemon *dm);
 /* Re-applies margin and guard band settings after a reload. */
 void domains_apply_config(struct daemon *dm);
+/* Re-arms every domain's PSI trigger with the configured psi_full. */
+void domains_rearm_psi(struct daemon *dm);
 /* Frees domains marked dead (call between epoll batches). */
 void domains_reap(struct daemon *dm);
 /* Closes everything, restoring memory.high where cgoom changed it. */

@@ -297,6 +297,20 @@ static void guard_apply(struct daemon *dm, struct domain *d)
 	d->sample.high = high;
 }
 
+void domains_rearm_psi(struct daemon *dm)
+{
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		if (d->dead || d->psi_fd < 0)
+			continue;
+		close_fd(&d->psi_fd); /* closing drops it from the epoll set */
+		if (d->system)
+			psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
+		else if (d->dirfd >= 0)
+			psi_open(dm, d, d->dirfd, "memory.pressure");
+	}
+}
+
 void domains_apply_config(struct daemon *dm)
 {
 	for (size_t i = 1; i < dm->n_domains; i++)

@@ -535,10 +535,14 @@ static void reload(struct daemon *dm)
 		cgoom_strbuf_free(&f);
 		return;
 	}
+	bool psi_changed = n.psi_full_stall_us != dm->cfg.psi_full_stall_us ||
+			   n.psi_full_window_us != dm->cfg.psi_full_window_us;
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = n;
 	events_open(dm);
 	domains_apply_config(dm);
+	if (psi_changed)
+		domains_rearm_psi(dm);
 	log_info("%s: configuration reloaded", dm->config_path);
 	cgoom_strbuf_printf(&f, ", \"ok\": true");
 	event_emit(dm, "reload", &f);

@@ -366,6 +366,9 @@ DLOG=${VM_TMP:-/tmp}/daemon.log
 DPID=
 up_ms() { read -r u _ < /proc/uptime; echo $(( ${u%.*} * 1000 + $(echo "${u#*.}" | sed 's/^0*//; s/^$/0/') * 10 )); }
 daemon_start() { # daemon_start [cgoom ARGS before "run"] -- [run ARGS]
+	# empty the log first: the background shell may truncate it only after
+	# the wait below has read the previous daemon's "watching" line
+	: > "$DLOG"
 	cgoom --config "$CGOOM_CONF" "$@" > "$DLOG" 2>&1 &
 	DPID=$!
 	trap daemon_stop EXIT

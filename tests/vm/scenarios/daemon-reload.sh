@@ -1,7 +1,8 @@
 # daemon-reload: SIGHUP with a broken config: cgoom logs FILE:LINE and
 # that it keeps the old configuration (event "reload" ok false), keeps
 # its guard band, and a later squeeze in /work is still handled (the
-# grower killed, memory.events oom_kill 0).
+# grower killed, memory.events oom_kill 0), also after a good reload
+# that re-arms the PSI triggers with a new psi_full.
 # vm-timeout: 90
 
 write_conf <<CONF
@@ -25,6 +26,23 @@ grep -q 'keeping the old configuration' "$DLOG" || { daemon_stop; fail "the log 
 ev_lines reload | grep -q '"ok": false' || { daemon_stop; fail "reload event not ok:false"; }
 is_alive $DPID || fail "cgoom run died on a bad reload"
 [ "$(cg_get /work memory.high)" = "$high0" ] || fail "memory.high changed on a failed reload"
+# then a good one that changes psi_full: every PSI trigger is re-armed
+write_conf <<CONF
+[daemon]
+guard_band = 48M
+psi_full = 150ms/1s
+event_log = $EV
+[cgroup "/work"]
+oom_policy = cgroup
+CONF
+kill -HUP $DPID
+i=0
+until ev_lines reload | grep -q '"ok": true'; do
+	i=$((i + 1)); [ $i -gt 100 ] && { daemon_stop; fail "no successful reload event"; }
+	sleep 0.1
+done
+grep -q 'cannot arm a PSI trigger' "$DLOG" && { daemon_stop; fail "re-arming PSI failed"; }
+is_alive $DPID || fail "cgoom run died on a good reload"
 hog a /work/a 100
 hogs_wait 60
 hog grow /work/grow 300 25
