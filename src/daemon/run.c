@@ -358,9 +358,22 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 		cgoom_strbuf_free(&c);
 		return;
 	}
+	/* Kill first, explain after: rendering and logging the ranking costs
+	 * milliseconds the victim's memory should not have to wait for. Only
+	 * a pre_kill_hook needs the decision before the signal. */
 	struct cgoom_strbuf text = { 0 }, json = { 0 };
+	bool kill_now = !dm->dec.inflight && dm->dec.has_victim && !dm->dry_run;
+	if (kill_now) {
+		if (dm->cfg.pre_kill_hook) {
+			cgoom_explain_json(&json, &dm->snap, &dm->dec);
+			if (!json.failed)
+				hook_run(dm, json.buf ? json.buf : "{}", json.len);
+		}
+		kill_start(dm, d, t0);
+	}
 	cgoom_explain_text(&text, &dm->snap, &dm->dec);
-	cgoom_explain_json(&json, &dm->snap, &dm->dec);
+	if (!json.buf)
+		cgoom_explain_json(&json, &dm->snap, &dm->dec);
 	log_notice("%s: decision (policy %s):", d->path, cgoom_policy_name(dm->dec.policy));
 	log_lines(CGOOM_LOG_NOTICE, &text);
 	struct cgoom_strbuf e = { 0 };
@@ -393,10 +406,6 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 		cgoom_strbuf_free(&g);
 		cgoom_strbuf_free(&p);
 		d->cooldown_until_us = daemon_now_us() + dm->cfg.kill_wait_us;
-	} else {
-		if (dm->cfg.pre_kill_hook && !json.failed)
-			hook_run(dm, json.buf ? json.buf : "{}", json.len);
-		kill_start(dm, d, t0);
 	}
 	cgoom_strbuf_free(&text);
 	cgoom_strbuf_free(&json);
