@@ -23,3 +23,8 @@ void cgoom_strbuf_json_string(struct cgoom_strbuf *b, const char *s);
 /* For text output: bytes < 0x20, 0x7f and invalid UTF-8 as \xHH. */
 void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *s);
 void cgoom_strbuf_free(struct cgoom_strbuf *b);
+
+/* Length (1..4) of the valid UTF-8 sequence at s, or 0 if the bytes there
+ * are not one (a NUL ends any sequence). Shared by every JSON writer so
+ * they all escape alike. */
+size_t cgoom_utf8_len(const unsigned char *s);

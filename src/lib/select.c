@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgoom/explain.h"
 #include "cgoom/select.h"
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
@@ -429,15 +430,6 @@ static int fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
 	return 0;
 }
 
-static const char *human(uint64_t b, char *buf, size_t cap)
-{
-	if (b >= (1ull << 30))
-		snprintf(buf, cap, "%.1f GiB", (double)b / (1ull << 30));
-	else
-		snprintf(buf, cap, "%.1f MiB", (double)b / (1ull << 20));
-	return buf;
-}
-
 static void explain_reason(const struct cgoom_snapshot *s, struct cgoom_decision *d, int proc)
 {
 	const struct cgoom_candidate *v = &d->candidates[d->victim];
@@ -452,16 +444,16 @@ static void explain_reason(const struct cgoom_snapshot *s, struct cgoom_decision
 			     "policy none: process %d (%s) in %s ranks first of %zu by oom_badness "
 			     "(%s, oom_score_adj %d, preference %s)",
 			     p->pid, p->comm, s->cgroups[p->cgroup].path, eligible,
-			     human(v->footprint, a, sizeof(a)), p->oom_score_adj, cgoom_pref_name(v->pref));
+			     cgoom_human_size(v->footprint, a, sizeof(a)), p->oom_score_adj, cgoom_pref_name(v->pref));
 	else
 		n = snprintf(d->reason, sizeof(d->reason),
 			     "policy %s: %s entity %s ranks first of %zu (footprint %s, bias %d, "
 			     "preference %s%s); its largest process is %d (%s, %s)",
 			     cgoom_policy_name(d->policy), cgoom_kind_name(v->kind),
-			     s->cgroups[v->cgroup].path, eligible, human(v->footprint, a, sizeof(a)),
+			     s->cgroups[v->cgroup].path, eligible, cgoom_human_size(v->footprint, a, sizeof(a)),
 			     v->bias, cgoom_pref_name(v->pref),
 			     v->fallback ? ", from memory.current: memory.stat unreadable" : "", p->pid,
-			     p->comm, human(sat_add(sat_add(p->rss, p->swap), p->pte), b, sizeof(b)));
+			     p->comm, cgoom_human_size(sat_add(sat_add(p->rss, p->swap), p->pte), b, sizeof(b)));
 	if (n > 0 && (size_t)n < sizeof(d->reason) && d->scope >= 0)
 		snprintf(d->reason + n, sizeof(d->reason) - (size_t)n,
 			 "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",

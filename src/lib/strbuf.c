@@ -56,8 +56,7 @@ void cgoom_strbuf_printf(struct cgoom_strbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s)
+size_t cgoom_utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0];
 	size_t n;
@@ -88,7 +87,7 @@ void cgoom_strbuf_json_string(struct cgoom_strbuf *b, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 	cgoom_strbuf_append(b, "\"", 1);
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = cgoom_utf8_len(s);
 		if (*s == '"' || *s == '\\') {
 			char e[2] = { '\\', (char)*s };
 			cgoom_strbuf_append(b, e, 2);
@@ -108,7 +107,7 @@ void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = cgoom_utf8_len(s);
 		if (*s < 0x20 || *s == 0x7f || n == 0 || *s == '\\') {
 			cgoom_strbuf_printf(b, "\\x%02x", *s);
 			s++;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgoom/strbuf.h"
 #include "log.h"
 
 /* Longest message kept; longer ones are cut (on a byte, which the JSON
@@ -111,34 +112,6 @@ __attribute__((format(printf, 2, 3))) static void putf(struct line *l, const cha
 		l->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0 (as strbuf.c decides, so
- * log lines and explain --json escape alike). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t n;
-	unsigned min;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, min = 0x10000;
-	else
-		return 0;
-	unsigned cp = c & (0x7f >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the NUL */
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
 /* A JSON string literal: '"', '\\', control bytes and bytes that are not
  * valid UTF-8 escaped, so the line is valid JSON whatever the message. */
 static void put_json_string(struct line *l, const char *str)
@@ -146,7 +119,7 @@ static void put_json_string(struct line *l, const char *str)
 	const unsigned char *s = (const unsigned char *)str;
 	put(l, "\"", 1);
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = cgoom_utf8_len(s);
 		if (*s == '"' || *s == '\\') {
 			char e[2] = { '\\', (char)*s };
 			put(l, e, 2);
