@@ -96,3 +96,36 @@ static inline struct cgoom_decision sb_select(struct cgoom_snapshot *s, const ch
 		abort();
 	return d;
 }
+
+/* A config from text; aborts on a parse error (tests only). */
+static inline struct cgoom_config cfg_of(const char *text)
+{
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	if (cgoom_config_parse(text, strlen(text), &c, &e) < 0) {
+		printf("# config error line %d: %s\n", e.line, e.msg);
+		abort();
+	}
+	return c;
+}
+
+/* The seed table (patch 2/6): /cg1 one 250 MiB; /cg2 three ~100 MiB;
+ * /cg3/cg31 and /cg3/cg32 two ~100 MiB each. Sizes nudged to be unique. */
+static inline void seed_table(struct cgoom_snapshot *s)
+{
+	sb_init(s, 1300);
+	sb_cg(s, "/cg1", 250);
+	sb_cg(s, "/cg2", 306);
+	sb_cg(s, "/cg3", 394);
+	sb_cg(s, "/cg3/cg31", 198);
+	sb_cg(s, "/cg3/cg32", 196);
+	sb_proc(s, 101, "/cg1", 250, 0);
+	sb_proc(s, 201, "/cg2", 101, 0);
+	sb_proc(s, 202, "/cg2", 103, 0);
+	sb_proc(s, 203, "/cg2", 102, 0);
+	sb_proc(s, 311, "/cg3/cg31", 99, 0);
+	sb_proc(s, 312, "/cg3/cg31", 99, 0);
+	sb_proc(s, 321, "/cg3/cg32", 97, 0);
+	sb_proc(s, 322, "/cg3/cg32", 99, 0);
+}
+

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/* Settings resolution (SPEC 3, 7): inheritance, precedence, omit, delegation, systemd xattrs; snapshot duplicates. */
+#include <errno.h>
+
+#include "snapbuild.h"
+#include "tap.h"
+
+static void test_inherited_policy(void)
+{
+	/* /cg3 inherits cgroup from / (nearest explicit ancestor) */
+	struct cgoom_snapshot s;
+	seed_table(&s);
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	int i = sb_idx(&s, "/cg3/cg31");
+	CHECK_EQ_INT(s.cgroups[i].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(s.cgroups[i].policy.origin, 0);
+	CHECK_EQ_INT(s.cgroups[i].policy.source, CGOOM_SRC_CONFIG);
+	struct cgoom_decision d = sb_select(&s, "/cg3");
+	CHECK_EQ_INT(d.policy, CGOOM_POLICY_CGROUP);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_omit_is_absolute(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/sys", 900);
+	sb_cg(&s, "/sys/x", 900);
+	sb_cg(&s, "/other", 10);
+	sb_proc(&s, 10, "/sys/x", 900, 0);
+	sb_proc(&s, 11, "/other", 10, 0);
+	s.cgroups[sb_idx(&s, "/sys/x")].raw.has_trusted_pref = true;
+	s.cgroups[sb_idx(&s, "/sys/x")].raw.trusted_pref = CGOOM_PREF_PREFER;
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
+				       "[cgroup \"/sys\"]\npreference = omit\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[sb_idx(&s, "/sys/x")].pref.value, CGOOM_PREF_OMIT);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 11);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_delegation(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	int users = sb_cg(&s, "/users", 600);
+	int u1 = sb_cg(&s, "/users/u1", 100);
+	int u2 = sb_cg(&s, "/users/u2", 300);
+	int u3 = sb_cg(&s, "/users/u3", 200);
+	int other = sb_cg(&s, "/other", 50);
+	sb_proc(&s, 10, "/users/u1", 100, 0);
+	sb_proc(&s, 11, "/users/u2", 300, 0);
+	sb_proc(&s, 12, "/users/u3", 200, 0);
+	sb_proc(&s, 13, "/other", 50, 0);
+	s.cgroups[u1].raw.has_user_pref = true;
+	s.cgroups[u1].raw.user_pref = CGOOM_PREF_PREFER; /* honoured */
+	s.cgroups[u2].raw.has_user_pref = true;
+	s.cgroups[u2].raw.user_pref = CGOOM_PREF_OMIT; /* ignored */
+	s.cgroups[u3].raw.has_user_bias = true;
+	s.cgroups[u3].raw.user_bias = -500; /* ignored */
+	s.cgroups[users].raw.has_user_pref = true;
+	s.cgroups[users].raw.user_pref = CGOOM_PREF_AVOID; /* not strictly inside: ignored */
+	s.cgroups[other].raw.has_user_pref = true;
+	s.cgroups[other].raw.user_pref = CGOOM_PREF_PREFER; /* not delegated: ignored */
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
+				       "[cgroup \"/users\"]\ndelegate = yes\n");
+	sb_done(&s, &c);
+	CHECK(!s.cgroups[users].delegated);
+	CHECK(s.cgroups[u1].delegated);
+	CHECK_EQ_INT(s.cgroups[u1].pref.value, CGOOM_PREF_PREFER);
+	CHECK_EQ_INT(s.cgroups[u2].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(s.cgroups[u3].bias.value, 0);
+	CHECK_EQ_INT(s.cgroups[users].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(s.cgroups[other].pref.value, CGOOM_PREF_NONE);
+	CHECK(s.n_notes >= 4);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 10);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_delegatee_bias_max(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/users", 600);
+	int u1 = sb_cg(&s, "/users/u1", 100);
+	int u2 = sb_cg(&s, "/users/u2", 100);
+	s.cgroups[u1].raw.has_user_bias = true;
+	s.cgroups[u1].raw.user_bias = 50;
+	s.cgroups[u2].raw.has_user_bias = true;
+	s.cgroups[u2].raw.user_bias = 5; /* below the inherited 20: no effect */
+	struct cgoom_config c = cfg_of("[cgroup \"/users\"]\ndelegate = yes\nbias = 20\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[u1].bias.value, 50);
+	CHECK_EQ_INT(s.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(s.cgroups[u2].bias.value, 20);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_systemd_xattrs(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	int a = sb_cg(&s, "/a.slice", 900);
+	int b = sb_cg(&s, "/b.slice", 800);
+	int c2 = sb_cg(&s, "/c.slice", 100);
+	sb_proc(&s, 10, "/a.slice", 900, 0);
+	sb_proc(&s, 11, "/b.slice", 800, 0);
+	sb_proc(&s, 12, "/c.slice", 100, 0);
+	s.cgroups[a].raw.oomd_omit = true;
+	s.cgroups[a].raw.owner_is_root = true;
+	s.cgroups[b].raw.oomd_avoid = true;
+	s.cgroups[b].raw.owner_is_root = false; /* not root's: ignored */
+	s.cgroups[c2].raw.owner_is_root = true;
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[a].pref.value, CGOOM_PREF_OMIT);
+	CHECK_EQ_INT(s.cgroups[a].pref.source, CGOOM_SRC_SYSTEMD);
+	CHECK_EQ_INT(s.cgroups[b].pref.value, CGOOM_PREF_NONE);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 11);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_precedence_trusted_over_config(void)
+{
+	struct cgoom_snapshot s;
+	seed_table(&s);
+	int cg3 = sb_idx(&s, "/cg3");
+	s.cgroups[cg3].raw.has_trusted_policy = true;
+	s.cgroups[cg3].raw.trusted_policy = CGOOM_POLICY_TREE;
+	s.cgroups[0].raw.has_trusted_policy = true;
+	s.cgroups[0].raw.trusted_policy = CGOOM_POLICY_TREE; /* refused on the root */
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
+				       "[cgroup \"/cg3\"]\noom_policy = none\n"
+				       "preference = avoid\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[cg3].policy.value, CGOOM_POLICY_TREE);
+	CHECK_EQ_INT(s.cgroups[cg3].policy.source, CGOOM_SRC_TRUSTED_XATTR);
+	CHECK_EQ_INT(s.cgroups[cg3].pref.value, CGOOM_PREF_AVOID); /* per key */
+	CHECK_EQ_INT(s.cgroups[0].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK(s.n_notes >= 1);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_tree_entity_takes_tree_settings(void)
+{
+	/* settings inside a tree entity do not split it; it takes its own */
+	struct cgoom_snapshot s;
+	seed_table(&s);
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
+				       "[cgroup \"/cg3\"]\noom_policy = tree\n"
+				       "[cgroup \"/cg3/cg31\"]\npreference = avoid\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/cg3");
+	CHECK_EQ_INT(d.candidates[0].pref, CGOOM_PREF_NONE);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_snapshot_dedupe_and_dupes(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/a", 1);
+	sb_cg(&s, "/b", 1);
+	sb_proc(&s, 10, "/a", 1, 0);
+	sb_proc(&s, 10, "/b", 1, 0); /* moved mid-walk: first kept */
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(s.n_procs, 1);
+	CHECK_EQ_INT(s.procs[0].cgroup, sb_idx(&s, "/a"));
+	CHECK_EQ_INT(s.n_notes, 1);
+	CHECK(cgoom_snapshot_add_cgroup(&s, 0, "a") > 0);
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), -EEXIST);
+	CHECK(cgoom_snapshot_add_cgroup(&s, 0, "..") == -EINVAL);
+	CHECK(cgoom_snapshot_add_cgroup(&s, 0, "x/y") == -EINVAL);
+	CHECK(cgoom_snapshot_add_cgroup(&s, 99, "x") == -EINVAL);
+	cgoom_snapshot_free(&s);
+	cgoom_snapshot_free(&s); /* idempotent */
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_inherited_policy),
+		TAP(test_omit_is_absolute),
+		TAP(test_delegation),
+		TAP(test_delegatee_bias_max),
+		TAP(test_systemd_xattrs),
+		TAP(test_precedence_trusted_over_config),
+		TAP(test_tree_entity_takes_tree_settings),
+		TAP(test_snapshot_dedupe_and_dupes),
+		{ 0 },
+	});
+}
