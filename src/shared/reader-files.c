@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reader's file reading: one cgroup's files and xattrs, one
+ * process's procfs files, the system files, and how failures become
+ * notes. See reader.c for the walk.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cgoom/parse.h"
+#include "cgoom/types.h"
+#include "reader-internal.h"
+
+/* Printable copy of arbitrary bytes: \\, \" and \xNN for control and
+ * non-ASCII bytes; truncated with "..." to fit cap. */
+const char *rd_esc(const char *in, size_t len, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)in[i];
+		char tmp[5];
+		int n = ch == '\\' || ch == '"'   ? snprintf(tmp, sizeof tmp, "\\%c", ch)
+			: ch < 0x20 || ch >= 0x7f ? snprintf(tmp, sizeof tmp, "\\x%02x", ch)
+						  : snprintf(tmp, sizeof tmp, "%c", ch);
+
+		if (o + (size_t)n + 4 > cap) {
+			memcpy(out + o, "...", 4);
+			return out;
+		}
+		memcpy(out + o, tmp, (size_t)n);
+		o += (size_t)n;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* Appends the note "PATH[/FILE]: MESSAGE" with the name escaped (PATH
+ * "/" and FILE "x" give "/x"). Failing to record it (-ENOMEM) is sticky
+ * in rd->err. */
+void rd_note(struct reader *rd, const char *path, const char *file, const char *fmt, ...)
+{
+	char raw[1024], lb[1024], msg[1024];
+	va_list ap;
+	int n, r;
+
+	n = snprintf(raw, sizeof raw, "%s%s%s", file && !strcmp(path, "/") ? "" : path,
+		     file ? "/" : "", file ? file : "");
+	rd_esc(raw, n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1, lb, sizeof lb);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	r = cgoom_snapshot_note(rd->s, "%s: %s", lb, msg);
+	if (r < 0 && !rd->err)
+		rd->err = r;
+}
+
+/* Makes the array at *pp (of elements of size sz) hold at least n,
+ * doubling; false when out of memory. */
+bool rd_grow(void *pp, size_t *cap, size_t n, size_t sz)
+{
+	void **p = pp, *np;
+	size_t ncap = *cap ? *cap : 8;
+
+	if (n <= *cap)
+		return true;
+	while (ncap < n)
+		ncap *= 2;
+	np = realloc(*p, ncap * sz);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = ncap;
+	return true;
+}
+
+bool rd_pid_seen(const struct reader *rd, int pid)
+{
+	return rd->seen[pid / 8] & (1u << (pid % 8));
+}
+
+void rd_pid_mark(struct reader *rd, int pid, bool on)
+{
+	if (on)
+		rd->seen[pid / 8] |= (uint8_t)(1u << (pid % 8));
+	else
+		rd->seen[pid / 8] &= (uint8_t) ~(1u << (pid % 8));
+}
+
+/* Records errno e of the cgroup being read: true when it is one that
+ * is not noted (ENOENT: absent or gone, decided later; ENODEV: gone;
+ * ENOMEM: fatal). */
+bool rd_cg_errno(struct reader *rd, struct stage *st, int e)
+{
+	if (e == ENOENT)
+		st->saw_enoent = true;
+	else if (e == ENODEV)
+		st->gone = true;
+	else if (e == ENOMEM)
+		rd->err = -ENOMEM;
+	return e == ENOENT || e == ENODEV || e == ENOMEM;
+}
+
+/* Reads one file of the cgroup; failures other than rd_cg_errno()'s are
+ * noted. */
+int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b,
+		   size_t max)
+{
+	int r = cgoom_rbuf_read_at(b, st->fd, file, max);
+
+	if (r >= 0 || rd_cg_errno(rd, st, -r))
+		return r;
+	if (r == -EFBIG)
+		rd_note(rd, st->path, file, "larger than %zu bytes, refused", max);
+	else if (r == -ELOOP)
+		rd_note(rd, st->path, file, "a symlink, not followed");
+	else
+		rd_note(rd, st->path, file, "%s", strerror(-r));
+	return r;
+}
+
+/* Reads a one-number file; true when it was there and parsed. */
+bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file,
+			enum num_kind kind, uint64_t *ret)
+{
+	struct rbuf *b = &rd->buf;
+	int64_t v;
+	int r;
+
+	if (rd_cg_read(rd, st, file, b, FILE_MAX) < 0)
+		return false;
+	if (kind == N_U64)
+		r = cgoom_parse_u64(b->p, b->len, ret);
+	else if (kind == N_LIMIT)
+		r = cgoom_parse_limit(b->p, b->len, ret);
+	else if ((r = cgoom_parse_int(b->p, b->len, 0, 1, &v)) == 0)
+		*ret = (uint64_t)v;
+	if (r < 0)
+		rd_note(rd, st->path, file, "malformed");
+	return r == 0;
+}
+
+void rd_read_memory_files(struct reader *rd, struct stage *st, bool is_root)
+{
+	struct cgoom_cgroup *c = &st->c;
+	struct cgoom_memstat ms;
+	uint64_t v;
+	int r;
+
+	r = rd_cg_read(rd, st, "memory.stat", &rd->buf, FILE_MAX);
+	if (r == 0) {
+		r = cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms);
+		if (r == 0) {
+			c->stat = ms;
+			c->stat_ok = true;
+		} else
+			rd_note(rd, st->path, "memory.stat",
+			     r == -ENOENT ? "footprint keys missing" : "malformed");
+	} else if (r == -ENOENT && !is_root)
+		st->stat_missing = true; /* noted once we know the cgroup is not gone */
+
+	c->current_ok = rd_cg_read_num(rd, st, "memory.current", N_U64, &c->current);
+	if (!rd_cg_read_num(rd, st, "memory.swap.current", N_U64, &c->swap_current))
+		c->swap_current = 0;
+	if (!rd_cg_read_num(rd, st, "memory.max", N_LIMIT, &c->max))
+		c->max = UINT64_MAX;
+	c->has_swap_max = rd_cg_read_num(rd, st, "memory.swap.max", N_LIMIT, &c->swap_max);
+	if (!c->has_swap_max)
+		c->swap_max = UINT64_MAX;
+	c->oom_group = rd_cg_read_num(rd, st, "memory.oom.group", N_BOOL01, &v) && v == 1;
+}
+
+enum xattr_kind { X_POLICY, X_PREF, X_BIAS, X_BOOL };
+
+/* Reads one setting xattr into *val (the enum, the int bias, or a bool)
+ * and sets *has. Absent (ENODATA, ENOTSUP): untouched. Invalid or
+ * unreadable: noted and ignored. */
+static void read_xattr(struct reader *rd, struct stage *st, const char *name,
+		       enum xattr_kind kind, bool *has, void *val)
+{
+	char v[XATTR_MAX], vb[256];
+	ssize_t n = fgetxattr(st->fd, name, v, sizeof v);
+	size_t len = n > 0 ? (size_t)n : 0;
+	int64_t b;
+	int r;
+
+	if (n < 0) {
+		if (errno == ERANGE)
+			rd_note(rd, st->path, NULL, "xattr %s: longer than %zu bytes, ignored", name,
+			     sizeof v);
+		else if (errno != ENODATA && errno != ENOTSUP && !rd_cg_errno(rd, st, errno))
+			rd_note(rd, st->path, NULL, "xattr %s: %s", name, strerror(errno));
+		return;
+	}
+	if (kind == X_POLICY)
+		r = cgoom_policy_from_string(v, len, val);
+	else if (kind == X_PREF)
+		r = cgoom_pref_from_string(v, len, val);
+	else if (kind == X_BOOL)
+		r = cgoom_parse_bool(v, len, val);
+	else {
+		/* tolerate the trailing NUL some tools write, as the name parsers do */
+		r = cgoom_parse_int(v, len && !v[len - 1] ? len - 1 : len, CGOOM_BIAS_MIN,
+				    CGOOM_BIAS_MAX, &b);
+		if (r == 0)
+			*(int *)val = (int)b;
+	}
+	if (r < 0)
+		rd_note(rd, st->path, NULL, "xattr %s: invalid value \"%s\", ignored", name,
+		     rd_esc(v, len, vb, sizeof vb));
+	else if (has)
+		*has = true;
+}
+
+void rd_read_settings(struct reader *rd, struct stage *st)
+{
+	struct cgoom_raw_settings *s = &st->c.raw;
+	struct stat sb;
+
+	read_xattr(rd, st, "trusted.cgoom.oom_policy", X_POLICY, &s->has_trusted_policy,
+		   &s->trusted_policy);
+	read_xattr(rd, st, "trusted.cgoom.preference", X_PREF, &s->has_trusted_pref,
+		   &s->trusted_pref);
+	read_xattr(rd, st, "trusted.cgoom.bias", X_BIAS, &s->has_trusted_bias, &s->trusted_bias);
+	read_xattr(rd, st, "user.cgoom.oom_policy", X_POLICY, &s->has_user_policy,
+		   &s->user_policy);
+	read_xattr(rd, st, "user.cgoom.preference", X_PREF, &s->has_user_pref, &s->user_pref);
+	read_xattr(rd, st, "user.cgoom.bias", X_BIAS, &s->has_user_bias, &s->user_bias);
+	read_xattr(rd, st, "user.oomd_avoid", X_BOOL, NULL, &s->oomd_avoid);
+	read_xattr(rd, st, "user.oomd_omit", X_BOOL, NULL, &s->oomd_omit);
+	if (fstat(st->fd, &sb) == 0)
+		s->owner_is_root = sb.st_uid == 0;
+}
+
+/* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed
+ * (the walk is pre-order by name, so "first" is deterministic). */
+void rd_read_pid_list(struct reader *rd, struct stage *st)
+{
+	int n;
+
+	rd->n_pids = 0;
+	if (rd_cg_read(rd, st, "cgroup.procs", &rd->procs, PROCS_MAX) < 0)
+		return;
+	while ((n = cgoom_parse_pids(rd->procs.p, rd->procs.len, rd->pids, rd->cap_pids)) >= 0 &&
+	       (size_t)n > rd->cap_pids)
+		if (!rd_grow(&rd->pids, &rd->cap_pids, (size_t)n, sizeof *rd->pids)) {
+			rd->err = -ENOMEM;
+			return;
+		}
+	if (n < 0) {
+		rd_note(rd, st->path, "cgroup.procs", "malformed");
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const struct cgoom_snapshot *s = rd->s;
+		int pid = rd->pids[i];
+		const char *first = "this cgroup";
+
+		if (pid <= 0 || pid > PID_LIMIT)
+			continue;
+		if (!rd_pid_seen(rd, pid)) {
+			rd_pid_mark(rd, pid, true);
+			rd->pids[rd->n_pids++] = pid;
+			continue;
+		}
+		for (size_t j = 0; j < s->n_procs; j++)
+			if (s->procs[j].pid == pid)
+				first = s->cgroups[s->procs[j].cgroup].path;
+		rd_note(rd, st->path, "cgroup.procs", "PID %d already listed in %s, kept there", pid,
+		     first);
+	}
+}
+
+/* Reads PID/{stat,status,oom_score_adj} into *ret, or notes why the
+ * process is skipped and returns < 0. */
+static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_process *ret)
+{
+	struct cgoom_process p = { .pid = pid, .cgroup = cgroup };
+	struct cgoom_pid_stat ps;
+	struct cgoom_pid_status pst;
+	struct rbuf *b = &rd->buf;
+	const char *file = NULL;
+	char dir[32];
+	int64_t adj;
+	int fd, r;
+
+	/* One dir fd for all three files: on procfs it pins this process, so
+	 * a PID reused mid-read fails (ESRCH) instead of mixing two. */
+	snprintf(dir, sizeof dir, "%d", pid);
+	fd = openat(rd->roots->proc_fd, dir, DIR_FLAGS);
+	if (fd < 0) {
+		r = -errno;
+		goto out_fail;
+	}
+	if ((r = cgoom_rbuf_read_at(b, fd, file = "stat", FILE_MAX)) < 0)
+		goto out_close;
+	r = -EBADMSG;
+	if (cgoom_parse_pid_stat(b->p, b->len, &ps) < 0 || ps.pid != pid)
+		goto out_close;
+	if ((r = cgoom_rbuf_read_at(b, fd, file = "status", FILE_MAX)) < 0)
+		goto out_close;
+	r = -EBADMSG;
+	if (cgoom_parse_pid_status(b->p, b->len, &pst) < 0)
+		goto out_close;
+	if ((r = cgoom_rbuf_read_at(b, fd, file = "oom_score_adj", FILE_MAX)) < 0)
+		goto out_close;
+	r = -EBADMSG;
+	if (cgoom_parse_int(b->p, b->len, -1000, 1000, &adj) < 0)
+		goto out_close;
+	close(fd);
+
+	memcpy(p.comm, ps.comm, sizeof p.comm);
+	p.comm[sizeof p.comm - 1] = '\0';
+	p.rss = pst.vm_rss;
+	p.swap = pst.vm_swap;
+	p.pte = pst.vm_pte;
+	p.oom_score_adj = (int)adj;
+	p.starttime = ps.starttime;
+	p.uid = pst.uid;
+	p.has_mm = pst.has_mm;
+	p.kthread = (ps.flags & CGOOM_PF_KTHREAD) || pst.kthread == 1;
+	p.zombie = ps.state == 'Z' || ps.state == 'X';
+	*ret = p;
+	return 0;
+
+out_close:
+	close(fd);
+out_fail:
+	snprintf(dir, sizeof dir, "/proc/%d", pid);
+	if (r == -ENOMEM)
+		rd->err = r;
+	else if (r == -ENOENT || r == -ESRCH)
+		rd_note(rd, dir, file, "gone, process skipped");
+	else if (r == -EBADMSG)
+		rd_note(rd, dir, file, "malformed, process skipped");
+	else if (r == -EFBIG)
+		rd_note(rd, dir, file, "larger than %zu bytes, refused, process skipped", FILE_MAX);
+	else
+		rd_note(rd, dir, file, "%s, process skipped", strerror(-r));
+	return r;
+}
+
+void rd_stage_processes(struct reader *rd, int cgroup)
+{
+	rd->n_staged = 0;
+	if (!rd_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged)) {
+		rd->err = -ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < rd->n_pids && !rd->err; i++)
+		if (read_process(rd, rd->pids[i], cgroup, &rd->staged[rd->n_staged]) == 0)
+			rd->n_staged++;
+}
+
+void rd_read_system(struct reader *rd)
+{
+	int pfd = rd->roots->proc_fd;
+	struct rbuf *b = &rd->buf;
+	char link[32];
+	long pagesize;
+	ssize_t n;
+	int r;
+
+	r = cgoom_rbuf_read_at(b, pfd, "meminfo", FILE_MAX);
+	if (r == 0 && (r = cgoom_parse_meminfo(b->p, b->len, &rd->s->meminfo)) < 0)
+		r = -EBADMSG;
+	if (r < 0)
+		rd_note(rd, "/proc/meminfo", NULL, "%s", r == -EBADMSG ? "malformed" : strerror(-r));
+	rd->s->meminfo_ok = r == 0;
+	r = cgoom_rbuf_read_at(b, pfd, "net/sockstat", FILE_MAX);
+	if (r == 0 && (r = cgoom_parse_sockstat(b->p, b->len, &rd->s->sockstat)) < 0)
+		r = -EBADMSG;
+	if (r < 0)
+		rd_note(rd, "/proc/net/sockstat", NULL, "%s",
+		     r == -EBADMSG ? "malformed" : strerror(-r));
+	rd->s->sockstat_ok = r == 0;
+
+	pagesize = sysconf(_SC_PAGESIZE);
+	if (pagesize > 0)
+		rd->s->page_size = (uint64_t)pagesize;
+
+	/* "self" is cgoom's PID in that procfs' PID namespace; getpid() could
+	 * collide with a fixture's PIDs. No link (a fixture): none. */
+	rd->s->self_pid = 0;
+	n = readlinkat(pfd, "self", link, sizeof link - 1);
+	if (n > 0) {
+		int64_t v;
+
+		if (cgoom_parse_int(link, (size_t)n, 1, PID_LIMIT, &v) == 0)
+			rd->s->self_pid = (int)v;
+		else
+			rd_note(rd, "/proc/self", NULL, "not a PID link; cgoom's own PID unknown");
+	}
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Shared by reader.c (the walk), reader-files.c (cgroup and process
+ * files) and reader-lazy.c (branch and bound: deferred leaves). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgoom/snapshot.h"
+#include "reader.h"
+#include "roots-internal.h"
+
+#define MAX_DEPTH 64
+#define MAX_CGROUPS 1000000
+#define PROCS_MAX ((size_t)64 << 20)
+#define FILE_MAX ((size_t)1 << 20)
+#define PID_LIMIT 4194304
+#define XATTR_MAX 256
+
+struct reader {
+	const struct cgoom_roots *roots;
+	struct cgoom_snapshot *s;
+	int err;           /* sticky fatal error (-ENOMEM) */
+	struct rbuf buf;   /* small files */
+	struct rbuf procs; /* cgroup.procs */
+	int *pids;         /* PIDs of the cgroup being read, first listings only */
+	size_t n_pids, cap_pids;
+	struct cgoom_process *staged; /* its processes, read but not yet added */
+	size_t n_staged, cap_staged;
+	uint8_t *seen; /* PID bitmap: listed by some cgroup already */
+	bool limit_noted;
+};
+
+/* A cgroup being read: everything is gathered here before it is added. */
+struct stage {
+	int fd;
+	const char *path; /* "/" or "/a/b" */
+	struct cgoom_cgroup c;
+	bool gone, saw_enoent; /* ENODEV seen; ENOENT seen (absent, or gone?) */
+	bool controllers_missing, stat_missing;
+	char **children;
+	size_t n_children;
+};
+
+
+const char *rd_esc(const char *in, size_t len, char *out, size_t cap);
+void rd_note(struct reader *rd, const char *path, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+bool rd_grow(void *pp, size_t *cap, size_t n, size_t sz);
+bool rd_pid_seen(const struct reader *rd, int pid);
+void rd_pid_mark(struct reader *rd, int pid, bool on);
+bool rd_cg_errno(struct reader *rd, struct stage *st, int e);
+enum num_kind { N_U64, N_LIMIT, N_BOOL01 };
+bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file, enum num_kind kind,
+		    uint64_t *ret);
+int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b, size_t max);
+void rd_read_memory_files(struct reader *rd, struct stage *st, bool is_root);
+void rd_read_settings(struct reader *rd, struct stage *st);
+void rd_read_pid_list(struct reader *rd, struct stage *st);
+void rd_stage_processes(struct reader *rd, int cgroup);
+void rd_read_system(struct reader *rd);
+bool rd_still_there(int parent_fd, const char *name, int fd);
+void rd_copy_as_read(struct cgoom_cgroup *d, const struct cgoom_cgroup *c);
+char *rd_child_path(const char *parent, const char *name);
