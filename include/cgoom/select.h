@@ -41,6 +41,8 @@ struct cgoom_candidate {
 	int bias;        /* cgroups: the bias applied; processes: oom_score_adj */
 	bool eligible;   /* false: listed for the explanation only, never chosen */
 	bool fallback;   /* footprint from memory.current + memory.swap.current */
+	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
+	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	int order;       /* pre-order walk position (root entity: after all) */
 	const char *why; /* static text for ineligible ones; NULL otherwise */
 };
@@ -66,6 +68,17 @@ struct cgoom_decision {
 	bool inflight; /* aborted: a previous victim in the domain is still dying */
 	int inflight_pid;
 	char reason[512];
+
+	/* Branch and bound (a snapshot with deferred cgroups): the deferred
+	 * cgroups that must be read before the answer is final, ascending.
+	 * When n_needs > 0 there is no victim yet: read them
+	 * (cgoom_snapshot_expand, or only their memory.stat when needs_stat),
+	 * finalize, and select again. Always 0 for a snapshot without
+	 * deferred cgroups. */
+	int *needs;
+	size_t n_needs, cap_needs;
+	bool needs_stat;
+	unsigned round; /* selections so far on this decision with needs (bounds the batch) */
 };
 
 void cgoom_decision_init(struct cgoom_decision *d);
@@ -100,7 +113,10 @@ uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_
 int cgoom_candidate_cmp(const struct cgoom_candidate *a, const struct cgoom_candidate *b);
 
 /* Selects a victim in `domain` (a memcg index) as if it were out of
- * memory now. Writes *ret (whose buffers it reuses and grows). Returns 0
+ * memory now. Deferred cgroups count with their bound (and as eligible)
+ * until they could decide the answer: then they are listed in
+ * ret->needs and ret->has_victim is false. The final answer (n_needs 0)
+ * is the one a full snapshot gives, as long as each bound holds. Writes *ret (whose buffers it reuses and grows). Returns 0
  * also when there is no victim (ret->has_victim false, reason says why)
  * or when a victim is in flight; -EINVAL if domain is not a memcg,
  * -ENOMEM. */

@@ -60,6 +60,14 @@ struct cgoom_cgroup {
 	uint64_t swap_max; /* memory.swap.max; UINT64_MAX for "max" */
 	bool oom_group;    /* memory.oom.group == 1 */
 	struct cgoom_raw_settings raw;
+	/* Read lazily (branch and bound): a childless memcg whose body
+	 * (memory.max, memory.oom.group, cgroup.procs and its processes) is
+	 * not read yet; with stat_deferred, its memory.stat neither, and
+	 * only current/swap_current (the bound: an upper bound of its
+	 * footprint), raw settings and its place in the tree are known.
+	 * cgoom_select() asks for them through cgoom_decision.needs when
+	 * they could matter. stat_deferred implies deferred. */
+	bool deferred, stat_deferred;
 
 	/* filled by cgoom_settings_resolve() */
 	struct cgoom_setting policy, pref, bias;

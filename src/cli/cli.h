@@ -14,6 +14,7 @@ struct cli_opts {
 	const char *cgroup_root, *proc_root, *config, *log_format;
 	bool config_given;
 	bool json, dry_run;
+	bool full; /* explain/kill --full: read every cgroup whole (no branch and bound) */
 	unsigned watch_ms; /* explain --watch[=SECONDS]: refresh period, 0 = once */
 	const char *verb;
 	const char *args[4];
@@ -25,6 +26,7 @@ struct cli_ctx {
 	struct cgoom_config cfg;
 	struct cgoom_roots roots;
 	struct cgoom_snapshot snap;
+	struct cgoom_reader *rd; /* set when read lazily (branch and bound) */
 	bool have_cfg, have_roots, have_snap;
 };
 
@@ -32,6 +34,8 @@ struct cli_ctx {
  * --config FILE is an error), opens the roots, reads and resolves the
  * snapshot. Returns an exit code; errors are already printed. */
 int cli_load(const struct cli_opts *o, struct cli_ctx *ret);
+/* The same, reading lazily (cgoom_snapshot_read_lazy) unless o->full. */
+int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *ret);
 void cli_ctx_free(struct cli_ctx *c);
 
 /* Resolves a CGROUP/DOMAIN argument to a memcg index, or prints an error

@@ -76,7 +76,7 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 	return EXIT_OK;
 }
 
-int cli_load(const struct cli_opts *o, struct cli_ctx *c)
+static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 {
 	memset(c, 0, sizeof(*c));
 	int rc = load_config(o, &c->cfg);
@@ -92,7 +92,8 @@ int cli_load(const struct cli_opts *o, struct cli_ctx *c)
 	}
 	c->have_roots = true;
 
-	r = cgoom_snapshot_read(&c->roots, &c->snap);
+	r = lazy ? cgoom_snapshot_read_lazy(&c->roots, &c->snap, &c->rd)
+		 : cgoom_snapshot_read(&c->roots, &c->snap);
 	if (r < 0) {
 		log_error("reading %s and %s: %s", o->cgroup_root, o->proc_root, strerror(-r));
 		return EXIT_RUNTIME;
@@ -106,8 +107,19 @@ int cli_load(const struct cli_opts *o, struct cli_ctx *c)
 	return EXIT_OK;
 }
 
+int cli_load(const struct cli_opts *o, struct cli_ctx *c)
+{
+	return load(o, c, false);
+}
+
+int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *c)
+{
+	return load(o, c, !o->full);
+}
+
 void cli_ctx_free(struct cli_ctx *c)
 {
+	cgoom_reader_free(c->rd);
 	if (c->have_snap)
 		cgoom_snapshot_free(&c->snap);
 	if (c->have_roots)

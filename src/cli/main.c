@@ -16,9 +16,12 @@ static void usage(FILE *f)
 	fputs("usage: cgoom [GLOBAL OPTIONS] VERB [ARGS]\n"
 	      "\n"
 	      "  run     [--dry-run]               the daemon\n"
-	      "  explain [DOMAIN] [--json] [--watch[=SECONDS]]\n"
+	      "  explain [DOMAIN] [--json] [--watch[=SECONDS]] [--full]\n"
 	      "                                    rank and show the victim, kill nothing\n"
-	      "  kill    [DOMAIN] [--dry-run]      select and kill once, now\n"
+	      "  kill    [DOMAIN] [--dry-run] [--full]\n"
+	      "                                    select and kill once, now\n"
+	      "  (--full: read every cgroup whole; by default cgroups that cannot win\n"
+	      "   are bounded by memory.current + memory.swap.current and not read)\n"
 	      "  policy  CGROUP [none|cgroup|tree] read or set a policy\n"
 	      "\n"
 	      "DOMAIN is a memory cgroup path relative to the cgroup root (default /).\n"
@@ -95,6 +98,10 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 				o->dry_run = true;
 				continue;
 			}
+			if (strcmp(a, "--full") == 0) {
+				o->full = true;
+				continue;
+			}
 			int r;
 			if ((r = take_value(argc, argv, &i, "--cgroup-root", &o->cgroup_root)) ||
 			    (r = take_value(argc, argv, &i, "--proc-root", &o->proc_root)) ||
@@ -152,6 +159,10 @@ int main(int argc, char **argv)
 	}
 	if (o.watch_ms && strcmp(o.verb, "explain") != 0) {
 		log_error("--watch applies to explain only");
+		return EXIT_USAGE;
+	}
+	if (o.full && !json_ok) {
+		log_error("--full applies to explain and kill only");
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && strcmp(o.verb, "kill") != 0 && strcmp(o.verb, "run") != 0) {

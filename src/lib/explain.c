@@ -51,6 +51,10 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 			    c->eligible ? "true" : "false");
 	if (c->fallback)
 		cgoom_strbuf_printf(b, ", \"fallback\": true");
+	if (c->bounded)
+		cgoom_strbuf_printf(b, ", \"bounded\": true");
+	else if (c->unchecked)
+		cgoom_strbuf_printf(b, ", \"unchecked\": true");
 	if (c->why) {
 		cgoom_strbuf_printf(b, ", \"why\": ");
 		cgoom_strbuf_json_string(b, c->why);
@@ -154,18 +158,33 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				    cgoom_kind_name(c->kind));
 		struct cgoom_strbuf path = { 0 };
 		cgoom_strbuf_escaped(&path, s->cgroups[c->cgroup].path);
+		char fp[40];
+		snprintf(fp, sizeof(fp), "%s%s", c->bounded ? "<=" : "",
+			 cgoom_human_size(c->footprint, h1, sizeof(h1)));
+		char sc[40];
+		snprintf(sc, sizeof(sc), "%s%s", c->bounded ? "<=" : "", score);
 		cgoom_strbuf_printf(b, "%-*s %8s %12s %12s %-6s %6d", (int)w, path.buf ? path.buf : "", pid,
-				    cgoom_human_size(c->footprint, h1, sizeof(h1)), score,
+				    fp, sc,
 				    cgoom_pref_name(c->pref), c->bias);
 		cgoom_strbuf_free(&path);
 		if (c->fallback)
 			cgoom_strbuf_printf(b, "  (memory.stat unreadable: memory.current used)");
+		if (c->unchecked && !c->bounded)
+			cgoom_strbuf_printf(b, "  (processes not read)");
 		if (c->why)
 			cgoom_strbuf_printf(b, "  passed over: %s", c->why);
 		cgoom_strbuf_printf(b, "\n");
 	}
 	if (d->n_candidates == 0)
 		cgoom_strbuf_printf(b, "  (no candidates)\n");
+	size_t bounded = 0;
+	for (size_t i = 0; i < d->n_candidates; i++)
+		bounded += d->candidates[i].bounded;
+	if (bounded)
+		cgoom_strbuf_printf(b, "  (%zu entit%s not read: <= is memory.current + "
+				       "memory.swap.current, which cannot beat the victim; "
+				       "explain --full reads them)\n",
+				    bounded, bounded == 1 ? "y" : "ies");
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");

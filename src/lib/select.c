@@ -60,6 +60,7 @@ void cgoom_decision_free(struct cgoom_decision *d)
 		return;
 	free(d->candidates);
 	free(d->pids);
+	free(d->needs);
 	cgoom_decision_init(d);
 }
 
@@ -129,6 +130,12 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T)
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback)
 {
 	const struct cgoom_cgroup *c = &s->cgroups[i];
+	if (c->stat_deferred) {
+		/* not read yet: its bound (cgoom_candidate.bounded says so) */
+		if (ret_fallback)
+			*ret_fallback = false;
+		return sat_add(c->current, c->swap_current);
+	}
 	if (c->stat_ok) {
 		const struct cgoom_memstat *m = &c->stat;
 		uint64_t f = sat_add(m->active_anon, m->inactive_anon);
@@ -209,6 +216,11 @@ static bool memcg_members(const struct cgoom_snapshot *s, int m, bool *ret_any)
 {
 	bool eligible = false, any = false;
 	int k;
+	if (s->cgroups[m].deferred) {
+		/* processes not read: eligible for all we know, unless omitted */
+		*ret_any = true;
+		return s->cgroups[m].pref.value != CGOOM_PREF_OMIT;
+	}
 	for (size_t it = cgoom_subtree_begin(s, m); cgoom_subtree_next(s, m, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];
 		if (s->cgroups[p->cgroup].memcg != m || p->kthread)
@@ -292,6 +304,8 @@ static int policy_cgroup(const struct cgoom_snapshot *s, int domain, struct cgoo
 		bool fb;
 		group->footprint = sat_add(group->footprint, cgoom_memcg_footprint(s, m, &fb));
 		group->fallback |= fb;
+		group->bounded |= c->stat_deferred;
+		group->unchecked |= c->deferred;
 		group_eligible++;
 	}
 	if (group)
@@ -356,7 +370,11 @@ static int policy_cgroup(const struct cgoom_snapshot *s, int domain, struct cgoo
 	else {
 		uint64_t children = 0;
 		for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
-			if (s->cgroups[ch].memcg == ch)
+			if (s->cgroups[ch].memcg != ch)
+				continue;
+			else if (s->cgroups[ch].stat_deferred)
+				root->bounded = true; /* counted as 0: the root's is an upper bound */
+			else
 				children = sat_add(children, cgoom_memcg_footprint(s, ch, NULL));
 		if (sys > children)
 			root->footprint = sys - children;
@@ -461,6 +479,102 @@ static void explain_reason(const struct cgoom_snapshot *s, struct cgoom_decision
 			 d->use_cgroup_kill ? " with cgroup.kill" : " one by one (it holds protected ones)");
 }
 
+/* ---- branch and bound: which deferred cgroups must be read ---- */
+
+static void need(struct cgoom_decision *d, int i)
+{
+	d->needs[d->n_needs++] = i; /* cap_needs >= n_cgroups; dupes removed at the end */
+}
+
+/* Every deferred cgroup in top's subtree (top included). */
+static size_t need_subtree(const struct cgoom_snapshot *s, int top, struct cgoom_decision *d)
+{
+	size_t pos = (size_t)s->prepos[top], n = 0;
+	for (size_t k = pos; k == pos || in_subtree(s, top, k); k++)
+		if (s->cgroups[s->preorder[k]].deferred) {
+			need(d, s->preorder[k]);
+			n++;
+		}
+	return n;
+}
+
+/* The deferred cgroups behind a bounded candidate. */
+static void need_entity(const struct cgoom_snapshot *s, const struct cgoom_candidate *e,
+			struct cgoom_decision *d)
+{
+	if (e->kind != CGOOM_KIND_ROOT) {
+		need_subtree(s, e->cgroup, d);
+		return;
+	}
+	for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
+		if (s->cgroups[ch].memcg == ch && s->cgroups[ch].stat_deferred)
+			need(d, ch);
+}
+
+/*
+ * After ranking with bounds. Every candidate ahead of the first exact
+ * eligible one (the leader) could still be the real first. If some of
+ * them are bounded, their memory.stat is read (cheap: one file each):
+ * all bounded ones ahead of the first candidate whose score is exact,
+ * since each could beat it. Otherwise their scores are exact and only
+ * eligibility is open: their bodies are read, best first. A batch with
+ * no such limit takes the top 2^round (doubling: a tree of empty or
+ * protected leaves costs log rounds, not one round per leaf).
+ */
+static void need_ranked(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+{
+	size_t n = 0, lead, exact;
+	while (n < d->n_candidates && d->candidates[n].eligible)
+		n++; /* the eligible ones lead the ranking */
+	for (exact = 0; exact < n && d->candidates[exact].bounded; exact++)
+		;
+	for (lead = exact; lead < n && d->candidates[lead].unchecked; lead++)
+		;
+	if (lead == 0)
+		return; /* the first is exact (or nothing is eligible): final */
+	size_t doubling = d->round < 20 ? (size_t)1 << d->round : n;
+	d->needs_stat = exact > 0;
+	if (d->needs_stat) {
+		/* all bounded ones ahead of the first exact score, else the top */
+		size_t take = exact < n ? exact : doubling < n ? doubling : n;
+		for (size_t i = 0; i < take; i++)
+			need_entity(s, &d->candidates[i], d);
+		return;
+	}
+	for (size_t i = 0; i < lead && i < doubling; i++)
+		need_subtree(s, d->candidates[i].cgroup, d);
+}
+
+static int finish_needs(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+{
+	if (d->n_needs == 0) {
+		d->round = 0;
+		return 0;
+	}
+	qsort(d->needs, d->n_needs, sizeof(int), cmp_int);
+	size_t w = 0;
+	for (size_t i = 0; i < d->n_needs; i++)
+		if (w == 0 || d->needs[w - 1] != d->needs[i])
+			d->needs[w++] = d->needs[i];
+	d->n_needs = w;
+	d->round++;
+	d->has_victim = false;
+	d->victim = d->victim_pid = d->victim_cgroup = d->scope = -1;
+	d->n_pids = 0;
+	snprintf(d->reason, sizeof(d->reason), "not final: %zu bounded cgroup%s in %s to read first",
+		 w, w == 1 ? "" : "s", s->cgroups[d->domain].path);
+	return 0;
+}
+
+static bool any_deferred(const struct cgoom_snapshot *s, int top)
+{
+	size_t pos = (size_t)s->prepos[top];
+	for (size_t k = pos; k == pos || in_subtree(s, top, k); k++)
+		if (s->cgroups[s->preorder[k]].deferred)
+			return true;
+	return false;
+}
+
 int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *ret)
 {
 	if (!s->preorder || domain < 0 || (size_t)domain >= s->n_cgroups ||
@@ -471,9 +585,12 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 			sizeof(*ret->candidates));
 	if (r == 0)
 		r = reserve((void **)&ret->pids, &ret->cap_pids, s->n_procs + 1, sizeof(*ret->pids));
+	if (r == 0)
+		r = reserve((void **)&ret->needs, &ret->cap_needs, s->n_cgroups, sizeof(*ret->needs));
 	if (r < 0)
 		return r;
-	ret->n_candidates = ret->n_pids = 0;
+	ret->n_candidates = ret->n_pids = ret->n_needs = 0;
+	ret->needs_stat = false;
 	ret->has_victim = ret->inflight = ret->use_cgroup_kill = false;
 	ret->victim = ret->victim_pid = ret->victim_cgroup = ret->scope = -1;
 	ret->inflight_pid = 0;
@@ -483,6 +600,16 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	if (domain == 0 && ret->policy == CGOOM_POLICY_TREE)
 		ret->policy = CGOOM_POLICY_CGROUP; /* resolve refuses this; be safe anyway */
 	ret->domain_size = cgoom_domain_size(s, domain);
+
+	/* What cannot be bounded is read whole: the domain itself (its
+	 * memory.max is T), every process under policy none (oom_score_adj
+	 * is unbounded), and everything while a victim may be in flight (its
+	 * PID must be found wherever it is). */
+	if (s->cgroups[domain].deferred ||
+	    ((ret->policy == CGOOM_POLICY_NONE || s->n_inflight > 0) && any_deferred(s, domain))) {
+		need_subtree(s, domain, ret);
+		return finish_needs(s, ret);
+	}
 
 	/* like the kernel: while an earlier victim in this domain is dying,
 	 * choose nobody else */
@@ -503,6 +630,10 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	else
 		policy_cgroup(s, domain, ret);
 	qsort(ret->candidates, ret->n_candidates, sizeof(*ret->candidates), cmp_cand_qsort);
+	need_ranked(s, ret);
+	if (ret->n_needs)
+		return finish_needs(s, ret);
+	ret->round = 0;
 
 	if (ret->n_candidates == 0 || !ret->candidates[0].eligible) {
 		snprintf(ret->reason, sizeof(ret->reason), "no eligible victim in %s (policy %s)",
@@ -520,6 +651,10 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	ret->victim_pid = s->procs[proc].pid;
 	ret->victim_cgroup = ret->candidates[0].cgroup;
 	fill_kill_set(s, domain, proc, ret);
+	/* the kill set is the whole memory.oom.group scope: read all of it */
+	if (ret->scope >= 0 && need_subtree(s, ret->scope, ret))
+		return finish_needs(s, ret);
 	explain_reason(s, ret, proc);
+	ret->round = 0;
 	return 0;
 }

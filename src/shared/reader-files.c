@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -149,7 +150,7 @@ bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file,
 	return r == 0;
 }
 
-void rd_read_memory_files(struct reader *rd, struct stage *st, bool is_root)
+static void read_memory_files(struct reader *rd, struct stage *st, bool is_root)
 {
 	struct cgoom_cgroup *c = &st->c;
 	struct cgoom_memstat ms;
@@ -169,7 +170,8 @@ void rd_read_memory_files(struct reader *rd, struct stage *st, bool is_root)
 		st->stat_missing = true; /* noted once we know the cgroup is not gone */
 
 	c->current_ok = rd_cg_read_num(rd, st, "memory.current", N_U64, &c->current);
-	if (!rd_cg_read_num(rd, st, "memory.swap.current", N_U64, &c->swap_current))
+	st->swap_read = rd_cg_read_num(rd, st, "memory.swap.current", N_U64, &c->swap_current);
+	if (!st->swap_read)
 		c->swap_current = 0;
 	if (!rd_cg_read_num(rd, st, "memory.max", N_LIMIT, &c->max))
 		c->max = UINT64_MAX;
@@ -188,7 +190,8 @@ static void read_xattr(struct reader *rd, struct stage *st, const char *name,
 		       enum xattr_kind kind, bool *has, void *val)
 {
 	char v[XATTR_MAX], vb[256];
-	ssize_t n = fgetxattr(st->fd, name, v, sizeof v);
+	ssize_t n = st->fd >= 0 ? fgetxattr(st->fd, name, v, sizeof v)
+			       : lgetxattr(st->xname, name, v, sizeof v);
 	size_t len = n > 0 ? (size_t)n : 0;
 	int64_t b;
 	int r;
@@ -221,24 +224,57 @@ static void read_xattr(struct reader *rd, struct stage *st, const char *name,
 		*has = true;
 }
 
+/* Whether `name` is in the NUL-separated list from listxattr(). */
+static bool listed(const char *list, size_t len, const char *name)
+{
+	for (size_t i = 0; i < len;) {
+		size_t l = strnlen(list + i, len - i);
+
+		if (l == strlen(name) && !memcmp(list + i, name, l))
+			return true;
+		i += l + 1;
+	}
+	return false;
+}
+
 void rd_read_settings(struct reader *rd, struct stage *st)
 {
-	struct cgoom_raw_settings *s = &st->c.raw;
+	static const struct {
+		const char *name;
+		enum xattr_kind kind;
+		size_t has, val; /* offsets in struct cgoom_raw_settings; has (size_t)-1: none */
+	} xs[] = {
+#define X(n, k, h, v) { n, k, offsetof(struct cgoom_raw_settings, h), offsetof(struct cgoom_raw_settings, v) }
+#define XN(n, k, v) { n, k, (size_t)-1, offsetof(struct cgoom_raw_settings, v) }
+		X("trusted.cgoom.oom_policy", X_POLICY, has_trusted_policy, trusted_policy),
+		X("trusted.cgoom.preference", X_PREF, has_trusted_pref, trusted_pref),
+		X("trusted.cgoom.bias", X_BIAS, has_trusted_bias, trusted_bias),
+		X("user.cgoom.oom_policy", X_POLICY, has_user_policy, user_policy),
+		X("user.cgoom.preference", X_PREF, has_user_pref, user_pref),
+		X("user.cgoom.bias", X_BIAS, has_user_bias, user_bias),
+		XN("user.oomd_avoid", X_BOOL, oomd_avoid),
+		XN("user.oomd_omit", X_BOOL, oomd_omit),
+#undef X
+#undef XN
+	};
+	char *raw = (char *)&st->c.raw;
+	char list[4096];
 	struct stat sb;
+	/* One listxattr() instead of eight getxattr()s when (as almost
+	 * always) nothing is set; if the list cannot be had, try each. It
+	 * shows trusted.* only to CAP_SYS_ADMIN, who alone can read them. */
+	ssize_t n = st->fd >= 0 ? flistxattr(st->fd, list, sizeof list)
+			       : llistxattr(st->xname, list, sizeof list);
 
-	read_xattr(rd, st, "trusted.cgoom.oom_policy", X_POLICY, &s->has_trusted_policy,
-		   &s->trusted_policy);
-	read_xattr(rd, st, "trusted.cgoom.preference", X_PREF, &s->has_trusted_pref,
-		   &s->trusted_pref);
-	read_xattr(rd, st, "trusted.cgoom.bias", X_BIAS, &s->has_trusted_bias, &s->trusted_bias);
-	read_xattr(rd, st, "user.cgoom.oom_policy", X_POLICY, &s->has_user_policy,
-		   &s->user_policy);
-	read_xattr(rd, st, "user.cgoom.preference", X_PREF, &s->has_user_pref, &s->user_pref);
-	read_xattr(rd, st, "user.cgoom.bias", X_BIAS, &s->has_user_bias, &s->user_bias);
-	read_xattr(rd, st, "user.oomd_avoid", X_BOOL, NULL, &s->oomd_avoid);
-	read_xattr(rd, st, "user.oomd_omit", X_BOOL, NULL, &s->oomd_omit);
-	if (fstat(st->fd, &sb) == 0)
-		s->owner_is_root = sb.st_uid == 0;
+	if (n < 0 && errno == ENOTSUP)
+		n = 0;
+	for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+		if (n < 0 || listed(list, (size_t)n, xs[i].name))
+			read_xattr(rd, st, xs[i].name, xs[i].kind,
+				   xs[i].has == (size_t)-1 ? NULL : (bool *)(raw + xs[i].has),
+				   raw + xs[i].val);
+	if (st->fd >= 0 && fstat(st->fd, &sb) == 0)
+		st->c.raw.owner_is_root = sb.st_uid == 0;
 }
 
 /* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed
@@ -399,5 +435,49 @@ void rd_read_system(struct reader *rd)
 			rd->s->self_pid = (int)v;
 		else
 			rd_note(rd, "/proc/self", NULL, "not a PID link; cgoom's own PID unknown");
+	}
+}
+
+void rd_read_memcg(struct reader *rd, struct stage *st, bool is_root)
+{
+	st->c.max = st->c.swap_max = UINT64_MAX;
+	st->c.is_memcg = is_root;
+	if (!is_root) {
+		if (rd_cg_read(rd, st, "cgroup.controllers", &rd->buf, FILE_MAX) == 0) {
+			if (cgoom_parse_has_controller(rd->buf.p, rd->buf.len, "memory",
+						       &st->c.is_memcg) < 0)
+				rd_note(rd, st->path, "cgroup.controllers", "malformed");
+		} else if (st->saw_enoent)
+			st->controllers_missing = true;
+	}
+	if (st->c.is_memcg)
+		read_memory_files(rd, st, is_root);
+}
+
+void rd_drop_staged(struct reader *rd, const char *path)
+{
+	rd_note(rd, path, NULL, "vanished during the walk, dropped");
+	for (size_t i = 0; i < rd->n_pids; i++)
+		rd_pid_mark(rd, rd->pids[i], false);
+	rd->n_staged = 0;
+}
+
+void rd_commit(struct reader *rd, struct stage *st, int idx)
+{
+	if (st->controllers_missing)
+		rd_note(rd, st->path, "cgroup.controllers", "missing, taken as no memory controller");
+	if (st->stat_missing)
+		rd_note(rd, st->path, "memory.stat", "missing");
+	rd_copy_as_read(&rd->s->cgroups[idx], &st->c);
+	for (size_t i = 0; i < rd->n_staged && !rd->err; i++) {
+		int r;
+
+		rd->staged[i].cgroup = idx;
+		r = cgoom_snapshot_add_process(rd->s, &rd->staged[i]);
+		if (r == -ENOMEM)
+			rd->err = r;
+		else if (r < 0)
+			rd_note(rd, "/proc", NULL, "PID %d cannot be added (%s), skipped",
+				rd->staged[i].pid, strerror(-r));
 	}
 }

@@ -31,15 +31,31 @@ struct reader {
 	size_t n_staged, cap_staged;
 	uint8_t *seen; /* PID bitmap: listed by some cgroup already */
 	bool limit_noted;
+	/* branch and bound (reader-lazy.c) */
+	bool lazy;         /* defer childless memcgs */
+	int cwd_fd;        /* the caller's cwd, restored at the end; -1 */
+	int cwd_at;        /* the directory fd the cwd is moved to now; -1 */
+	bool bound_broken; /* an expanded cgroup's footprint was above its bound */
+	bool no_openat2;   /* the kernel has none (ENOSYS): two opens instead */
+	unsigned serial;    /* of the last stage begun */
+	unsigned cwd_serial; /* of the stage whose directory the cwd is (cwd_at) */
+};
+
+struct cgoom_reader {
+	struct reader rd;
 };
 
 /* A cgroup being read: everything is gathered here before it is added. */
 struct stage {
-	int fd;
+	int fd;           /* the cgroup's directory; -1 for a deferred one */
+	unsigned serial;  /* identifies it (fd numbers are reused) */
+	const char *xname; /* deferred: its name relative to the cwd, for l*xattr() */
 	const char *path; /* "/" or "/a/b" */
 	struct cgoom_cgroup c;
 	bool gone, saw_enoent; /* ENODEV seen; ENOENT seen (absent, or gone?) */
 	bool controllers_missing, stat_missing;
+	bool subtree_memory; /* lazy: cgroup.subtree_control lists memory */
+	bool swap_read;      /* memory.swap.current was there and parsed */
 	char **children;
 	size_t n_children;
 };
@@ -56,7 +72,13 @@ enum num_kind { N_U64, N_LIMIT, N_BOOL01 };
 bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file, enum num_kind kind,
 		    uint64_t *ret);
 int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b, size_t max);
-void rd_read_memory_files(struct reader *rd, struct stage *st, bool is_root);
+/* cgroup.controllers (not for the root) and, for a memcg, its memory.* files */
+void rd_read_memcg(struct reader *rd, struct stage *st, bool is_root);
+/* The cgroup being read vanished: note it, forget its staged processes. */
+void rd_drop_staged(struct reader *rd, const char *path);
+/* Puts what st read (files, raw settings) into cgroup idx, with the
+ * staged processes. */
+void rd_commit(struct reader *rd, struct stage *st, int idx);
 void rd_read_settings(struct reader *rd, struct stage *st);
 void rd_read_pid_list(struct reader *rd, struct stage *st);
 void rd_stage_processes(struct reader *rd, int cgroup);
@@ -64,3 +86,10 @@ void rd_read_system(struct reader *rd);
 bool rd_still_there(int parent_fd, const char *name, int fd);
 void rd_copy_as_read(struct cgoom_cgroup *d, const struct cgoom_cgroup *c);
 char *rd_child_path(const char *parent, const char *name);
+
+/* reader-lazy.c: tries to add child `name` of st (cgroup index parent)
+ * as a deferred cgroup; false when it must be read whole instead. */
+bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
+		    const char *path);
+/* Releases what rd holds (buffers, bitmap, cwd). */
+void rd_release(struct reader *rd);

@@ -175,6 +175,10 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 			return;
 		}
 		hook(CGOOM_READER_BEFORE_OPEN, cpath);
+		if (rd->lazy && st->subtree_memory && rd_defer_child(rd, st, idx, name, cpath)) {
+			free(cpath);
+			continue;
+		}
 		cfd = openat(st->fd, name, DIR_FLAGS);
 		e = errno;
 		if (cfd >= 0) {
@@ -205,22 +209,20 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	bool is_root = parent < 0;
 	int idx = 0;
 
-	st.c.max = st.c.swap_max = UINT64_MAX;
-	st.c.is_memcg = is_root;
-	if (!is_root) {
+	st.serial = ++rd->serial;
+	if (!is_root)
 		hook(CGOOM_READER_AFTER_OPEN, path);
-		if (rd_cg_read(rd, &st, "cgroup.controllers", &rd->buf, FILE_MAX) == 0) {
-			if (cgoom_parse_has_controller(rd->buf.p, rd->buf.len, "memory",
-						       &st.c.is_memcg) < 0)
-				rd_note(rd, path, "cgroup.controllers", "malformed");
-		} else if (st.saw_enoent)
-			st.controllers_missing = true;
-	}
-	if (st.c.is_memcg)
-		rd_read_memory_files(rd, &st, is_root);
+	rd_read_memcg(rd, &st, is_root);
 	rd_read_settings(rd, &st);
 	rd_read_pid_list(rd, &st);
 	list_children(rd, &st);
+	/* lazy: childless children of a memcg that gives them memory can be
+	 * deferred (the kernel's rule: a child's controllers are its parent's
+	 * subtree_control; reading that once here saves a read per child) */
+	if (rd->lazy && st.c.is_memcg && st.n_children > 0 &&
+	    rd_cg_read(rd, &st, "cgroup.subtree_control", &rd->buf, FILE_MAX) == 0 &&
+	    cgoom_parse_has_controller(rd->buf.p, rd->buf.len, "memory", &st.subtree_memory) < 0)
+		st.subtree_memory = false;
 	rd_stage_processes(rd, is_root ? 0 : (int)rd->s->n_cgroups);
 	if (rd->err)
 		goto out;
@@ -231,9 +233,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		 * the name is checked; checking last also covers removal after
 		 * the files were read. */
 		if (st.gone || !rd_still_there(parent_fd, name, fd)) {
-			rd_note(rd, path, NULL, "vanished during the walk, dropped");
-			for (size_t i = 0; i < rd->n_pids; i++)
-				rd_pid_mark(rd, rd->pids[i], false);
+			rd_drop_staged(rd, path);
 			goto out;
 		}
 		idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
@@ -244,32 +244,18 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 			goto out;
 		}
 	}
-	if (st.controllers_missing)
-		rd_note(rd, path, "cgroup.controllers", "missing, taken as no memory controller");
-	if (st.stat_missing)
-		rd_note(rd, path, "memory.stat", "missing");
-	rd_copy_as_read(&rd->s->cgroups[idx], &st.c);
-	for (size_t i = 0; i < rd->n_staged && !rd->err; i++) {
-		int r;
-
-		rd->staged[i].cgroup = idx;
-		r = cgoom_snapshot_add_process(rd->s, &rd->staged[i]);
-		if (r == -ENOMEM)
-			rd->err = r;
-		else if (r < 0)
-			rd_note(rd, "/proc", NULL, "PID %d cannot be added (%s), skipped",
-			     rd->staged[i].pid, strerror(-r));
-	}
+	rd_commit(rd, &st, idx);
 	visit_children(rd, &st, idx, depth);
 out:
 	free_children(&st);
 	return rd->err;
 }
 
-int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
+/* Reads the whole tree into *ret with rd (whose roots are set). */
+static int read_into(struct reader *rd, struct cgoom_snapshot *ret)
 {
+	const struct cgoom_roots *r = rd->roots;
 	struct cgoom_snapshot s;
-	struct reader rd = { .roots = r, .s = &s };
 	int e, fd;
 
 	if (!r || r->cgroup_fd < 0 || r->proc_fd < 0)
@@ -282,24 +268,85 @@ int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
 	e = cgoom_snapshot_init(&s);
 	if (e < 0)
 		return e;
-	rd.seen = calloc(PID_LIMIT / 8 + 1, 1);
-	e = rd.seen ? 0 : -ENOMEM;
+	rd->s = &s;
+	if (!rd->seen)
+		rd->seen = calloc(PID_LIMIT / 8 + 1, 1);
+	e = rd->seen ? 0 : -ENOMEM;
 	if (e == 0)
-		rd_read_system(&rd);
-	if (e == 0 && !rd.err)
-		visit(&rd, r->cgroup_fd, -1, -1, "", "/", 0);
+		rd_read_system(rd);
+	if (e == 0 && !rd->err)
+		visit(rd, r->cgroup_fd, -1, -1, "", "/", 0);
 	if (e == 0)
-		e = rd.err;
+		e = rd->err;
 	if (e == 0)
 		e = cgoom_snapshot_finalize(&s);
 	if (e == 0)
 		*ret = s;
 	else
 		cgoom_snapshot_free(&s);
-	free(rd.seen);
-	free(rd.buf.p);
-	free(rd.procs.p);
-	free(rd.pids);
-	free(rd.staged);
+	rd->s = NULL;
+	if (rd->cwd_at >= 0 && fchdir(rd->cwd_fd) == 0)
+		rd->cwd_at = -1;
 	return e;
+}
+
+void rd_release(struct reader *rd)
+{
+	if (rd->cwd_fd >= 0) {
+		if (rd->cwd_at >= 0 && fchdir(rd->cwd_fd) < 0) {
+			/* nothing better to do: the cwd stays below the cgroup root */
+		}
+		close(rd->cwd_fd);
+	}
+	rd->cwd_fd = rd->cwd_at = -1;
+	free(rd->seen);
+	free(rd->buf.p);
+	free(rd->procs.p);
+	free(rd->pids);
+	free(rd->staged);
+	rd->seen = NULL;
+	rd->buf.p = rd->procs.p = NULL;
+	rd->pids = NULL;
+	rd->staged = NULL;
+	rd->buf.cap = rd->procs.cap = rd->cap_pids = rd->cap_staged = 0;
+}
+
+int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
+{
+	struct reader rd = { .roots = r, .cwd_fd = -1, .cwd_at = -1 };
+	int e = read_into(&rd, ret);
+
+	rd_release(&rd);
+	return e;
+}
+
+int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
+			     struct cgoom_reader **ret_rd)
+{
+	struct cgoom_reader *h = calloc(1, sizeof(*h));
+	int e;
+
+	if (!h)
+		return -ENOMEM;
+	h->rd.roots = r;
+	h->rd.cwd_at = -1;
+	/* deferred cgroups' xattrs are read by name from their parent's
+	 * directory, made the cwd; without a cwd to return to, read all */
+	h->rd.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	h->rd.lazy = h->rd.cwd_fd >= 0;
+	e = read_into(&h->rd, ret);
+	if (e < 0) {
+		cgoom_reader_free(h);
+		return e;
+	}
+	*ret_rd = h;
+	return 0;
+}
+
+void cgoom_reader_free(struct cgoom_reader *h)
+{
+	if (!h)
+		return;
+	rd_release(&h->rd);
+	free(h);
 }

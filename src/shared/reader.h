@@ -53,6 +53,35 @@ int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, s
 int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret);
 
 /*
+ * Branch and bound: the same walk, but a childless memcg (below a parent
+ * whose cgroup.subtree_control lists memory) is added *deferred* with
+ * only its bound (memory.current + memory.swap.current), xattrs and
+ * owner; its body is read when selection needs it. Anything unusual
+ * about such a cgroup (a file missing or malformed, the cgroup going
+ * away) makes it read whole, as cgoom_snapshot_read() would. The reader
+ * handle *ret_rd is kept for cgoom_snapshot_expand() and freed with
+ * cgoom_reader_free(). The cwd is changed during the read and restored.
+ */
+struct cgoom_reader;
+struct cgoom_decision;
+int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
+			     struct cgoom_reader **ret_rd);
+/* Reads the bodies of deferred cgroups idx[0..n) (others are skipped),
+ * then re-finalizes s. A cgroup that vanished since stays, empty. */
+int cgoom_snapshot_expand(struct cgoom_reader *rd, struct cgoom_snapshot *s, const int *idx,
+			  size_t n);
+/* Only memory.stat (and memory.current, memory.swap.current) of the
+ * stat_deferred ones among idx[0..n): their footprints become exact;
+ * one that cannot be read so is expanded whole. */
+int cgoom_snapshot_expand_stat(struct cgoom_reader *rd, struct cgoom_snapshot *s, const int *idx,
+			       size_t n);
+/* cgoom_select() until the answer is final, expanding what it needs in
+ * between (everything left, once a bound proved wrong). */
+int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int domain,
+		      struct cgoom_decision *d);
+void cgoom_reader_free(struct cgoom_reader *rd); /* NULL-safe */
+
+/*
  * Details of cgoom_snapshot_read():
  *  - memory.* files are read only where cgroup.controllers lists memory
  *    (and always at the root); absent ones take their defaults. A

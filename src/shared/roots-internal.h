@@ -21,3 +21,5 @@ struct rbuf {
 /* Reads relpath below dirfd into b (NUL-terminated, reusing its memory);
  * -EFBIG past max bytes; only regular files (kernfs and procfs files are). */
 int cgoom_rbuf_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max);
+/* The same for an open fd, which it closes. */
+int cgoom_rbuf_read_fd(struct rbuf *b, int fd, size_t max);

@@ -80,14 +80,20 @@ bool cgoom_roots_are_live(const struct cgoom_roots *r)
  * bytes; only regular files (kernfs and procfs files are). */
 int cgoom_rbuf_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max)
 {
+	int fd = openat(dirfd, relpath, FILE_FLAGS);
+
+	if (fd < 0)
+		return -errno;
+	return cgoom_rbuf_read_fd(b, fd, max);
+}
+
+int cgoom_rbuf_read_fd(struct rbuf *b, int fd, size_t max)
+{
 	struct stat st;
-	int fd, r = 0;
+	int r = 0;
 
 	if (max > SIZE_MAX / 4)
 		max = SIZE_MAX / 4;
-	fd = openat(dirfd, relpath, FILE_FLAGS);
-	if (fd < 0)
-		return -errno;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto out_close;

@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Branch and bound for the reader. A lazy read (cgoom_snapshot_read_lazy)
+ * defers every childless memcg: of it only its place in the tree, its
+ * xattrs, its owner and its bound (memory.current + memory.swap.current,
+ * an upper bound of its footprint) are read, without opening it:
+ *   fstatat(parent, name)  -> a directory with no subdirectories (nlink 2)
+ *   l*xattr(name)          -> settings (the cwd is the parent's directory)
+ *   openat2(parent, "name/memory.current", RESOLVE_NO_SYMLINKS|...)
+ * Its memory.stat, limits, cgroup.procs and processes (most of the cost:
+ * three procfs files per process) are read only when cgoom_select() says
+ * the answer depends on them (cgoom_snapshot_expand). Everything about
+ * the tree's shape and settings is known up front, so pruning is sound:
+ * a bound can only be too high, never hide a preference or a bias.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cgoom/parse.h"
+#include "cgoom/select.h"
+#include "reader-internal.h"
+
+/* Opens NAME/FILE below dirfd without following any symlink. */
+static int open_below(struct reader *rd, int dirfd, const char *name, const char *file)
+{
+	char rel[4096];
+	int fd, e;
+
+	if ((size_t)snprintf(rel, sizeof rel, "%s/%s", name, file) >= sizeof rel)
+		return -ENAMETOOLONG;
+	if (!rd->no_openat2) {
+		struct open_how how = {
+			.flags = FILE_FLAGS,
+			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH |
+				   RESOLVE_NO_XDEV,
+		};
+
+		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+		if (fd >= 0)
+			return fd;
+		if (errno != ENOSYS)
+			return -errno;
+		rd->no_openat2 = true;
+	}
+	/* before Linux 5.6: the directory without following it, then the file */
+	int d = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0)
+		return -errno;
+	fd = openat(d, file, FILE_FLAGS);
+	e = errno;
+	close(d);
+	return fd >= 0 ? fd : -e;
+}
+
+/* A one-number file, in one read(): complete when it ends in a newline
+ * within the buffer (kernfs and regular files return what they have). No
+ * fstat() for S_ISREG: a FIFO (O_NONBLOCK) or device gives no such line
+ * and is refused like a malformed file. */
+static int read_u64_below(struct reader *rd, int dirfd, const char *name, const char *file,
+			  uint64_t *ret)
+{
+	char buf[64];
+	int fd = open_below(rd, dirfd, name, file);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof buf);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n == 0 || (size_t)n >= sizeof buf || buf[n - 1] != '\n')
+		return -EBADMSG;
+	return cgoom_parse_u64(buf, (size_t)n, ret) < 0 ? -EBADMSG : 0;
+}
+
+bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
+		    const char *path)
+{
+	struct stage ch = { .fd = -1, .xname = name, .path = path };
+	struct stat a;
+	uint64_t cur, swc;
+	int idx, r;
+
+	/* Anything unusual (not a childless directory, a file missing or
+	 * malformed, a cgroup going away) is left to the full read, which
+	 * knows how to note it. The one fstatat() comes last: it says the
+	 * name is (still) a directory without subdirectories, and whose; a
+	 * directory swapped in under the name meanwhile can only be another
+	 * user's (mkdir makes it the caller's), which makes it less trusted,
+	 * never more. */
+	if (read_u64_below(rd, st->fd, name, "memory.current", &cur) < 0)
+		return false;
+	/* swap is charged hierarchically: none in the parent, none here */
+	if (st->swap_read && st->c.swap_current == 0 && parent > 0)
+		swc = 0;
+	else if ((r = read_u64_below(rd, st->fd, name, "memory.swap.current", &swc)) == -ENOENT)
+		swc = 0; /* as the full read: absent is 0 */
+	else if (r < 0)
+		return false;
+	if (rd->cwd_at < 0 || rd->cwd_serial != st->serial) {
+		if (fchdir(st->fd) < 0)
+			return false;
+		rd->cwd_at = st->fd;
+		rd->cwd_serial = st->serial;
+	}
+	rd_read_settings(rd, &ch);
+	if (ch.gone || ch.saw_enoent || rd->err)
+		return !!rd->err;
+	if (fstatat(st->fd, name, &a, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(a.st_mode) ||
+	    a.st_nlink != 2)
+		return false;
+	idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
+	if (idx < 0) {
+		if (idx == -ENOMEM)
+			rd->err = idx;
+		return idx == -ENOMEM;
+	}
+	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
+	c->is_memcg = true;
+	c->deferred = c->stat_deferred = true;
+	c->current_ok = true;
+	c->current = cur;
+	c->swap_current = swc;
+	c->raw = ch.c.raw;
+	c->raw.owner_is_root = a.st_uid == 0;
+	return true;
+}
+
+/* Opens cgroup `path` ("/a/b") and its parent, one component at a time. */
+static int open_cgroup(const struct cgoom_roots *r, const char *path, int *ret_parent,
+		       int *ret_fd, const char **ret_name)
+{
+	char buf[4096];
+	int parent = r->cgroup_fd, fd = -1;
+	char *save = NULL, *comp, *next;
+
+	if (strlen(path) >= sizeof buf || path[0] != '/' || !path[1])
+		return -EINVAL;
+	strcpy(buf, path + 1);
+	comp = strtok_r(buf, "/", &save);
+	while (comp) {
+		next = strtok_r(NULL, "/", &save);
+		fd = openat(parent, comp, DIR_FLAGS);
+		if (fd < 0) {
+			int e = errno;
+
+			if (parent != r->cgroup_fd)
+				close(parent);
+			return -e;
+		}
+		if (!next)
+			break;
+		if (parent != r->cgroup_fd)
+			close(parent);
+		parent = fd;
+		comp = next;
+	}
+	*ret_parent = parent;
+	*ret_fd = fd;
+	*ret_name = path + (comp - buf) + 1;
+	return 0;
+}
+
+/* The bound must hold for pruning to be right: memory.stat lagging
+ * memory.current (or a hand-made tree) can break it; then nothing is
+ * pruned any more. */
+static void check_bound(struct reader *rd, int idx)
+{
+	const struct cgoom_cgroup *c = &rd->s->cgroups[idx];
+
+	if (c->stat_ok && cgoom_memcg_footprint(rd->s, idx, NULL) >
+				  (c->current_ok ? c->current : 0) + c->swap_current)
+		rd->bound_broken = true;
+}
+
+/* Reads the body of deferred cgroup idx, as the full read would have. */
+static void expand_one(struct reader *rd, int idx)
+{
+	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
+	struct stage st = { .path = c->path };
+	int pfd = -1, fd = -1;
+	const char *name;
+	int r = open_cgroup(rd->roots, c->path, &pfd, &fd, &name);
+
+	c->deferred = c->stat_deferred = false;
+	rd->n_pids = rd->n_staged = 0;
+	if (r < 0) {
+		rd_note(rd, c->path, NULL, r == -ENOENT || r == -ENODEV
+						  ? "vanished during the walk, dropped"
+						  : "cannot be opened (%s), dropped",
+			strerror(-r));
+		goto gone;
+	}
+	st.fd = fd;
+	st.serial = ++rd->serial;
+	st.c.raw = c->raw; /* the settings stay as read first (resolved already) */
+	rd_read_memcg(rd, &st, false);
+	rd_read_pid_list(rd, &st);
+	rd_stage_processes(rd, idx);
+	if (rd->err)
+		goto out;
+	if (st.gone || !rd_still_there(pfd, name, fd)) {
+		rd_drop_staged(rd, c->path);
+		goto gone;
+	}
+	rd_commit(rd, &st, idx);
+	/* the bound must hold for pruning to be right: memory.stat lagging
+	 * memory.current (or a hand-made tree) can break it; then nothing
+	 * is pruned any more */
+	check_bound(rd, idx);
+	goto out;
+gone:
+	/* kept as an empty cgroup: nothing in it can be chosen */
+	c->current_ok = c->stat_ok = false;
+	c->current = c->swap_current = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (pfd >= 0 && pfd != rd->roots->cgroup_fd)
+		close(pfd);
+}
+
+/* Only memory.stat (and a fresh bound) of stat_deferred cgroup idx,
+ * with one openat2() each from the cgroup root; whatever goes wrong is
+ * left to the full read. */
+static bool expand_stat_one(struct reader *rd, int idx)
+{
+	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
+	const char *rel = c->path + 1;
+	struct cgoom_memstat ms;
+	uint64_t cur, swc;
+	int fd, r;
+
+	if (rd->no_openat2)
+		goto whole;
+	fd = open_below(rd, rd->roots->cgroup_fd, rel, "memory.stat");
+	if (fd < 0 || cgoom_rbuf_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
+	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
+		goto whole;
+	c->stat = ms;
+	c->stat_ok = true;
+	c->stat_deferred = false;
+	if (cgoom_memcg_footprint(rd->s, idx, NULL) <= c->current + c->swap_current)
+		return false;
+	/* above the bound read earlier: it may just have grown since, so
+	 * compare with a fresh bound before calling the bound broken */
+	if (read_u64_below(rd, rd->roots->cgroup_fd, rel, "memory.current", &cur) < 0)
+		goto whole;
+	r = read_u64_below(rd, rd->roots->cgroup_fd, rel, "memory.swap.current", &swc);
+	if (r == -ENOENT)
+		swc = 0;
+	else if (r < 0)
+		goto whole;
+	c->current = cur;
+	c->swap_current = swc;
+	check_bound(rd, idx);
+	return false;
+whole:
+	expand_one(rd, idx);
+	return true;
+}
+
+int cgoom_snapshot_expand_stat(struct cgoom_reader *h, struct cgoom_snapshot *s, const int *idx,
+			       size_t n)
+{
+	struct reader *rd = &h->rd;
+	bool whole = false;
+
+	rd->s = s;
+	for (size_t i = 0; i < n && !rd->err; i++)
+		if (idx[i] > 0 && (size_t)idx[i] < s->n_cgroups && s->cgroups[idx[i]].stat_deferred)
+			whole |= expand_stat_one(rd, idx[i]);
+	rd->s = NULL;
+	if (rd->err)
+		return rd->err;
+	/* memory.stat alone changes no structure; a whole read adds processes */
+	return whole ? cgoom_snapshot_finalize(s) : 0;
+}
+
+int cgoom_snapshot_expand(struct cgoom_reader *h, struct cgoom_snapshot *s, const int *idx,
+			  size_t n)
+{
+	struct reader *rd = &h->rd;
+
+	rd->s = s;
+	for (size_t i = 0; i < n && !rd->err; i++)
+		if (idx[i] > 0 && (size_t)idx[i] < s->n_cgroups && s->cgroups[idx[i]].deferred)
+			expand_one(rd, idx[i]);
+	rd->s = NULL;
+	if (rd->err)
+		return rd->err;
+	return cgoom_snapshot_finalize(s);
+}
+
+int cgoom_select_lazy(struct cgoom_reader *h, struct cgoom_snapshot *s, int domain,
+		      struct cgoom_decision *d)
+{
+	for (;;) {
+		int r = cgoom_select(s, domain, d);
+
+		if (r < 0 || d->n_needs == 0)
+			return r;
+		if (h->rd.bound_broken) {
+			/* read everything still deferred */
+			size_t n = 0;
+
+			for (size_t i = 0; i < s->n_cgroups; i++)
+				if (s->cgroups[i].deferred)
+					d->needs[n++] = (int)i; /* cap_needs >= n_cgroups */
+			d->n_needs = n;
+			d->needs_stat = false;
+		}
+		r = d->needs_stat ? cgoom_snapshot_expand_stat(h, s, d->needs, d->n_needs)
+				  : cgoom_snapshot_expand(h, s, d->needs, d->n_needs);
+		if (r < 0)
+			return r;
+	}
+}
