@@ -106,6 +106,7 @@ struct daemon {
 
 	/* kill path: reused across decisions */
 	struct cgoom_snapshot snap;
+	struct cgoom_reader *rd; /* of snap: read lazily (branch and bound) */
 	bool have_snap;
 	struct cgoom_decision dec;
 	int *inflight;

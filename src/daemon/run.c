@@ -329,8 +329,11 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 
 	if (dm->have_snap)
 		cgoom_snapshot_free(&dm->snap);
+	cgoom_reader_free(dm->rd);
+	dm->rd = NULL;
 	dm->have_snap = false;
-	int r = cgoom_snapshot_read(&dm->roots, &dm->snap);
+	/* branch and bound: cgroups that cannot win are not read whole */
+	int r = cgoom_snapshot_read_lazy(&dm->roots, &dm->snap, &dm->rd);
 	if (r < 0) {
 		log_error("%s: reading the snapshot: %s", d->path, strerror(-r));
 		return;
@@ -343,7 +346,7 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 		return;
 	}
 	set_inflight(dm);
-	r = cgoom_select(&dm->snap, idx, &dm->dec);
+	r = cgoom_select_lazy(dm->rd, &dm->snap, idx, &dm->dec);
 	if (r < 0) {
 		log_error("%s: selecting: %s", d->path, strerror(-r));
 		return;
@@ -410,6 +413,8 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 	cgoom_strbuf_free(&text);
 	cgoom_strbuf_free(&json);
 	cgoom_snapshot_free(&dm->snap);
+	cgoom_reader_free(dm->rd);
+	dm->rd = NULL;
 	dm->have_snap = false;
 	metrics_write(dm);
 }
@@ -660,6 +665,7 @@ static void daemon_free(struct daemon *dm)
 	domains_free(dm); /* restores memory.high */
 	if (dm->have_snap)
 		cgoom_snapshot_free(&dm->snap);
+	cgoom_reader_free(dm->rd);
 	cgoom_decision_free(&dm->dec);
 	free(dm->inflight);
 	metrics_free(dm);

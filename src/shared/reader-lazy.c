@@ -46,7 +46,8 @@ static int open_below(struct reader *rd, int dirfd, const char *name, const char
 		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
 		if (fd >= 0)
 			return fd;
-		if (errno != ENOSYS)
+		/* ENOSYS: before Linux 5.6; EPERM: a seccomp filter without it */
+		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
 		rd->no_openat2 = true;
 	}

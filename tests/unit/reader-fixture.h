@@ -172,19 +172,25 @@ static inline void fx_new(void)
 				 "UDP: inuse 1 mem 4\n");
 }
 
-static inline int fx_read(void)
+/* Opens the roots once and drops the last snapshot: before a read. */
+static inline int fx_prepare(void)
 {
 	char err[256];
-	int r;
 
-	if (g_roots.cgroup_fd < 0) {
-		r = cgoom_roots_open(at("cg"), at("proc"), &g_roots, err, sizeof err);
-		if (r < 0)
-			return r;
-	}
 	if (g_have_snap)
 		cgoom_snapshot_free(&g_snap);
 	g_have_snap = false;
+	if (g_roots.cgroup_fd >= 0)
+		return 0;
+	return cgoom_roots_open(at("cg"), at("proc"), &g_roots, err, sizeof err);
+}
+
+static inline int fx_read(void)
+{
+	int r = fx_prepare();
+
+	if (r < 0)
+		return r;
 	r = cgoom_snapshot_read(&g_roots, &g_snap);
 	g_have_snap = r == 0;
 	return r;

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/* The lazy reader (branch and bound): what it defers, how it expands,
+ * and that its answer is the full read's. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgoom/select.h"
+#include "reader-fixture.h"
+
+static struct cgoom_reader *g_rd;
+
+static void lazy_cleanup(void)
+{
+	cgoom_reader_free(g_rd);
+	g_rd = NULL;
+	fx_cleanup();
+}
+
+static int lazy_read(void)
+{
+	int r = fx_prepare();
+
+	cgoom_reader_free(g_rd);
+	g_rd = NULL;
+	if (r < 0)
+		return r;
+	r = cgoom_snapshot_read_lazy(&g_roots, &g_snap, &g_rd);
+	g_have_snap = r == 0;
+	return r;
+}
+
+/* A memcg leaf holding process pid of rss_kb, with memory.current
+ * cur and the MEMSTAT footprint (1000+16384+512+4096 bytes). */
+static void leaf(const char *path, int pid, unsigned long long rss_kb, const char *cur)
+{
+	char procs[32];
+	struct fproc p = { .pid = pid, .comm = "hog", .start = 100, .rss_kb = rss_kb, .kthread = -1 };
+
+	snprintf(procs, sizeof procs, "%d\n", pid);
+	mkcg(path, true, procs);
+	put_cg(path, "memory.current", cur);
+	put_cg(path, "memory.swap.current", "0\n");
+	mkproc(&p);
+}
+
+static void memory_below(const char *path)
+{
+	put_cg(path, "cgroup.subtree_control", "memory pids\n");
+}
+
+static int idx(const char *path)
+{
+	return cgoom_snapshot_find(&g_snap, path);
+}
+
+static void test_defers_childless_memcgs(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	mkcg("/p", true, "");
+	memory_below("/p");
+	leaf("/p/x", 501, 2048, "7000000\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/a") && cg("/a")->deferred && cg("/a")->stat_deferred);
+	CHECK_EQ_U64(cg("/a")->current, 5000000);
+	CHECK(cg("/a")->is_memcg && cg("/a")->memcg == idx("/a"));
+	CHECK(!cg("/a")->stat_ok);
+	CHECK(!proc(500)); /* its processes are not read */
+	CHECK(cg("/p") && !cg("/p")->deferred && cg("/p")->stat_ok); /* has a child */
+	CHECK(cg("/p/x") && cg("/p/x")->deferred);
+	CHECK_EQ_U64(cg("/p/x")->current, 7000000);
+	CHECK_EQ_INT(g_snap.n_notes, 0);
+	lazy_cleanup();
+}
+
+static void test_no_memory_in_subtree_control(void)
+{
+	fx_new();
+	put_cg("", "cgroup.subtree_control", "cpu pids\n");
+	leaf("/a", 500, 1024, "5000000\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/a") && !cg("/a")->deferred); /* read whole, as the full read */
+	CHECK(proc(500));
+	lazy_cleanup();
+}
+
+static void test_unusual_leaf_read_whole(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/nocur", 500, 1024, "5000000\n");
+	unlink(at("cg/nocur/memory.current"));
+	leaf("/badcur", 501, 1024, "12abc\n");
+	leaf("/fifo", 502, 1024, "1\n");
+	unlink(at("cg/fifo/memory.current"));
+	CHECK_EQ_INT(mkfifo(at("cg/fifo/memory.current"), 0644), 0);
+	CHECK_EQ_INT(lazy_read(), 0);
+	/* each is read whole, so whatever the full read notes is noted */
+	CHECK(cg("/nocur") && !cg("/nocur")->deferred && !cg("/nocur")->current_ok);
+	CHECK(cg("/badcur") && !cg("/badcur")->deferred && has_note("/badcur/memory.current"));
+	CHECK(cg("/fifo") && !cg("/fifo")->deferred);
+	CHECK(proc(500) && proc(501) && proc(502));
+	lazy_cleanup();
+}
+
+static void test_symlinked_leaf_not_followed(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/real", 500, 1024, "5000000\n");
+	mkdir_p(at("elsewhere"));
+	leaf("/../elsewhere/t", 501, 1024, "9000000\n");
+	CHECK_EQ_INT(symlink(at("cg/real"), at("cg/link")), 0);
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/real") && cg("/real")->deferred);
+	CHECK(!cg("/link"));
+	CHECK(has_note("/link: a symlink, not followed"));
+	lazy_cleanup();
+}
+
+static void test_expand(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	put_cg("/a", "memory.max", "8000000\n");
+	put_cg("/a", "memory.oom.group", "1\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	int i = idx("/a");
+	CHECK(i > 0 && g_snap.cgroups[i].deferred);
+	CHECK_EQ_INT(cgoom_snapshot_expand_stat(g_rd, &g_snap, &i, 1), 0);
+	CHECK(g_snap.cgroups[i].deferred && !g_snap.cgroups[i].stat_deferred);
+	CHECK(g_snap.cgroups[i].stat_ok);
+	CHECK_EQ_U64(g_snap.cgroups[i].stat.active_anon, 600);
+	CHECK(!proc(500));
+	CHECK_EQ_INT(cgoom_snapshot_expand(g_rd, &g_snap, &i, 1), 0);
+	CHECK(!g_snap.cgroups[i].deferred);
+	CHECK(proc(500) && proc(500)->cgroup == i);
+	CHECK_EQ_U64(proc(500)->rss, 1024 * 1024);
+	CHECK_EQ_U64(g_snap.cgroups[i].max, 8000000);
+	CHECK(g_snap.cgroups[i].oom_group);
+	const int *pl;
+	CHECK_EQ_INT(cgoom_snapshot_procs_of(&g_snap, i, &pl), 1); /* finalized again */
+	lazy_cleanup();
+}
+
+static void test_vanished_before_expand(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	leaf("/b", 501, 1024, "5000000\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	rm_rf(at("cg/a"));
+	int i = idx("/a");
+	CHECK_EQ_INT(cgoom_snapshot_expand(g_rd, &g_snap, &i, 1), 0);
+	CHECK(!g_snap.cgroups[i].deferred && !g_snap.cgroups[i].current_ok);
+	CHECK(!proc(500));
+	CHECK(has_note("/a: vanished during the walk, dropped"));
+	lazy_cleanup();
+}
+
+static void test_cwd_restored(void)
+{
+	char before[PATH_MAX], after[PATH_MAX];
+
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	CHECK(getcwd(before, sizeof before));
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/a")->deferred);
+	CHECK(getcwd(after, sizeof after));
+	CHECK_STREQ(after, before);
+	lazy_cleanup();
+}
+
+static void test_deferred_xattrs(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	if (!xset("cg/a", "user.cgoom.bias", "7") || !xset("cg/a", "user.oomd_avoid", "1")) {
+		lazy_cleanup();
+		SKIP("user xattrs not supported on this filesystem");
+	}
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/a")->deferred);
+	CHECK(cg("/a")->raw.has_user_bias);
+	CHECK_EQ_INT(cg("/a")->raw.user_bias, 7);
+	CHECK(cg("/a")->raw.oomd_avoid);
+	CHECK_EQ_INT(cg("/a")->raw.owner_is_root, geteuid() == 0);
+	lazy_cleanup();
+}
+
+/* Leaves with footprints 1..n MiB in random-ish order, memory.current a
+ * little above: the lazy answer is the full one, with fewer reads. */
+static void test_same_answer_as_full(void)
+{
+	struct cgoom_config cfg;
+	struct cgoom_decision full, lazy;
+	char path[32], stat[512], cur[32];
+	int deferred_left = 0;
+
+	fx_new();
+	memory_below("");
+	for (int k = 0; k < 40; k++) {
+		int mib = 1 + (k * 17) % 40;
+		snprintf(path, sizeof path, "/l%02d", k);
+		leaf(path, 1000 + k, (unsigned long long)mib * 1024, "0\n");
+		snprintf(stat, sizeof stat, "anon %d\nactive_anon %d\ninactive_anon 0\nfile 0\n",
+			 mib << 20, mib << 20);
+		put_cg(path, "memory.stat", stat);
+		snprintf(cur, sizeof cur, "%d\n", (mib << 20) + (512 << 10));
+		put_cg(path, "memory.current", cur);
+	}
+	cgoom_config_init(&cfg);
+	const char *text = "[cgroup \"/\"]\noom_policy = cgroup\n";
+	struct cgoom_config_error err = { 0 };
+	CHECK_EQ_INT(cgoom_config_parse(text, strlen(text), &cfg, &err), 0);
+
+	cgoom_decision_init(&full);
+	cgoom_decision_init(&lazy);
+	CHECK_EQ_INT(fx_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg), 0);
+	CHECK_EQ_INT(cgoom_select(&g_snap, 0, &full), 0);
+	CHECK(full.has_victim);
+	int full_victim = full.victim_pid;
+
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &lazy), 0);
+	CHECK(lazy.has_victim);
+	CHECK_EQ_INT(lazy.victim_pid, full_victim);
+	CHECK_EQ_INT(lazy.victim_pid, 1007); /* k = 7: 1 + 119 % 40 = 40 MiB, the largest */
+	CHECK_EQ_INT(lazy.n_needs, 0);
+	for (size_t i = 0; i < g_snap.n_cgroups; i++)
+		deferred_left += g_snap.cgroups[i].deferred;
+	CHECK(deferred_left >= 30); /* most leaves were never read whole */
+	cgoom_decision_free(&full);
+	cgoom_decision_free(&lazy);
+	cgoom_config_free(&cfg);
+	lazy_cleanup();
+}
+
+static void test_broken_bound_reads_everything(void)
+{
+	struct cgoom_decision d;
+
+	fx_new();
+	memory_below("");
+	/* memory.stat's footprint (~22 KB) above memory.current (1 KB):
+	 * bounds are not to be trusted here */
+	leaf("/a", 500, 4096, "1024\n");
+	leaf("/b", 501, 1024, "900\n");
+	leaf("/c", 502, 1024, "800\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
+	/* policy none needs every process anyway; make the root cgroup */
+	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	for (size_t i = 1; i < g_snap.n_cgroups; i++)
+		CHECK(!g_snap.cgroups[i].deferred);
+	CHECK(proc(500) && proc(501) && proc(502));
+	cgoom_decision_free(&d);
+	lazy_cleanup();
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_defers_childless_memcgs),
+		TAP(test_no_memory_in_subtree_control),
+		TAP(test_unusual_leaf_read_whole),
+		TAP(test_symlinked_leaf_not_followed),
+		TAP(test_expand),
+		TAP(test_vanished_before_expand),
+		TAP(test_cwd_restored),
+		TAP(test_deferred_xattrs),
+		TAP(test_same_answer_as_full),
+		TAP(test_broken_bound_reads_everything),
+		{ 0 },
+	});
+}
