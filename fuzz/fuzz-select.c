@@ -5,7 +5,9 @@
  * domain (never PID 1, cgoom itself, a kernel thread, a zombie, -1000 or
  * omit); the kill set is sorted and unique and holds the victim process;
  * the candidate list is sorted by the comparator; selecting twice gives
- * the same answer.
+ * the same answer; and branch and bound (childless memcgs deferred, as
+ * the lazy reader adds them, then read as cgoom_select() asks) ends
+ * within a bounded number of rounds with the answer of the full snapshot.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -67,6 +69,39 @@ static void check_decision(const struct cgoom_snapshot *s, int domain, const str
 		abort();
 }
 
+/* Selects on s with the cgroups in mask deferred (bit k: cgroup k;
+ * stat_deferred too where smask has it), reading what is asked for by
+ * clearing the flags (the data is all there), until final. */
+static void select_bounded(struct cgoom_snapshot *s, int dom, uint32_t mask, uint32_t smask,
+			   struct cgoom_decision *d)
+{
+	for (size_t k = 1; k < s->n_cgroups && k < 32; k++) {
+		struct cgoom_cgroup *g = &s->cgroups[k];
+		if ((mask >> k & 1) && g->memcg == (int)k && g->first_child < 0) {
+			g->deferred = true;
+			g->stat_deferred = smask >> k & 1;
+		}
+	}
+	for (unsigned round = 0;; round++) {
+		if (round > 2 * s->n_cgroups + 40)
+			abort(); /* it must end */
+		if (cgoom_select(s, dom, d) < 0)
+			break;
+		if (d->n_needs == 0)
+			break;
+		for (size_t i = 0; i < d->n_needs; i++) {
+			struct cgoom_cgroup *g = &s->cgroups[d->needs[i]];
+			if (!g->deferred)
+				abort(); /* asks only for what is deferred */
+			g->stat_deferred = false;
+			if (!d->needs_stat)
+				g->deferred = false;
+		}
+	}
+	for (size_t k = 0; k < s->n_cgroups; k++)
+		s->cgroups[k].deferred = s->cgroups[k].stat_deferred = false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rd r = { data, size };
@@ -126,16 +161,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		p.swap = (uint64_t)take(&r, 1) << 12;
 		cgoom_snapshot_add_process(&s, &p);
 	}
+	uint32_t defer = take(&r, 4), sdefer = take(&r, 4);
 	if (cgoom_snapshot_finalize(&s) < 0)
 		goto out;
+	/* bounds hold: memory.current is at least the footprint */
+	for (size_t k = 0; k < s.n_cgroups; k++) {
+		uint64_t f = cgoom_memcg_footprint(&s, (int)k, NULL);
+		if (s.cgroups[k].current < f)
+			s.cgroups[k].current = f;
+	}
 	if (cgoom_settings_resolve(&s, NULL) < 0)
 		goto out;
 	if (s.cgroups[0].policy.value == CGOOM_POLICY_TREE)
 		abort(); /* refused on the root */
 
-	struct cgoom_decision d1, d2;
+	struct cgoom_decision d1, d2, d3;
 	cgoom_decision_init(&d1);
 	cgoom_decision_init(&d2);
+	cgoom_decision_init(&d3);
 	for (size_t dom = 0; dom < s.n_cgroups; dom++) {
 		int r1 = cgoom_select(&s, (int)dom, &d1);
 		if (s.cgroups[dom].memcg != (int)dom) {
@@ -152,9 +195,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (d1.n_pids && memcmp(d1.pids, d2.pids, d1.n_pids * sizeof(int))) ||
 		    d1.victim_pid != d2.victim_pid)
 			abort();
+		select_bounded(&s, (int)dom, defer, sdefer, &d3);
+		if (d1.has_victim != d3.has_victim || d1.n_pids != d3.n_pids ||
+		    (d1.n_pids && memcmp(d1.pids, d3.pids, d1.n_pids * sizeof(int))) ||
+		    d1.victim_pid != d3.victim_pid || d1.victim_cgroup != d3.victim_cgroup)
+			abort(); /* branch and bound changed the answer */
 	}
 	cgoom_decision_free(&d1);
 	cgoom_decision_free(&d2);
+	cgoom_decision_free(&d3);
 out:
 	cgoom_snapshot_free(&s);
 	return 0;
