@@ -17,6 +17,14 @@ cat > /etc/cgoom-scale.conf <<'EOF'
 oom_policy = cgroup
 EOF
 REP=5
+# names PREFIX COUNT: PREFIX0 ... PREFIX(COUNT-1), one mkdir for all
+names() {
+	k=0
+	while [ $k -lt "$2" ]; do
+		printf '%s%d ' "$1" $k
+		k=$((k + 1))
+	done
+}
 echo "SCALE kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo)"
 for N in 300 1000 3000; do
 	P=1
@@ -24,23 +32,11 @@ for N in 300 1000 3000; do
 	L=$(( (N - P) / P ))
 	cg_make /scale
 	cg_enable /scale +memory
-	dirs=""
-	i=0
-	while [ $i -lt $P ]; do
-		dirs="$dirs $CG/scale/p$i"
-		i=$((i + 1))
-	done
-	mkdir $dirs || fail "mkdir parents"
+	mkdir $(names "$CG/scale/p" $P) || fail "mkdir parents"
 	i=0
 	while [ $i -lt $P ]; do
 		echo +memory > "$CG/scale/p$i/cgroup.subtree_control" || fail "enable memory in p$i"
-		leaves=""
-		j=0
-		while [ $j -lt $L ]; do
-			leaves="$leaves $CG/scale/p$i/l$j"
-			j=$((j + 1))
-		done
-		mkdir $leaves || fail "mkdir leaves of p$i"
+		mkdir $(names "$CG/scale/p$i/l" $L) || fail "mkdir leaves of p$i"
 		i=$((i + 1))
 	done
 	total=$(find "$CG/scale" -mindepth 1 -type d | wc -l)
