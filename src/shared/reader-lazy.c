@@ -171,6 +171,14 @@ static int open_cgroup(const struct cgoom_roots *r, const char *path, int *ret_p
 	return 0;
 }
 
+/* current + swap_current, saturating (as the engine adds them). */
+static uint64_t bound_of(uint64_t current, const struct cgoom_cgroup *c)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(current, c->swap_current, &r) ? UINT64_MAX : r;
+}
+
 /* The bound must hold for pruning to be right: memory.stat lagging
  * memory.current (or a hand-made tree) can break it; then nothing is
  * pruned any more. */
@@ -178,8 +186,8 @@ static void check_bound(struct reader *rd, int idx)
 {
 	const struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 
-	if (c->stat_ok && cgoom_memcg_footprint(rd->s, idx, NULL) >
-				  (c->current_ok ? c->current : 0) + c->swap_current)
+	if (c->stat_ok &&
+	    cgoom_memcg_footprint(rd->s, idx, NULL) > bound_of(c->current_ok ? c->current : 0, c))
 		rd->bound_broken = true;
 }
 
@@ -250,7 +258,7 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	c->stat = ms;
 	c->stat_ok = true;
 	c->stat_deferred = false;
-	if (cgoom_memcg_footprint(rd->s, idx, NULL) <= c->current + c->swap_current)
+	if (cgoom_memcg_footprint(rd->s, idx, NULL) <= bound_of(c->current, c))
 		return false;
 	/* above the bound read earlier: it may just have grown since, so
 	 * compare with a fresh bound before calling the bound broken */
