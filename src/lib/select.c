@@ -483,7 +483,10 @@ static void explain_reason(const struct cgoom_snapshot *s, struct cgoom_decision
 
 static void need(struct cgoom_decision *d, int i)
 {
-	d->needs[d->n_needs++] = i; /* cap_needs >= n_cgroups; dupes removed at the end */
+	/* cap_needs >= 2 * n_cgroups: a bounded root adds its top-level
+	 * children, which may be listed again as candidates of their own;
+	 * dupes removed at the end */
+	d->needs[d->n_needs++] = i;
 }
 
 /* Every deferred cgroup in top's subtree (top included). */
@@ -503,7 +506,11 @@ static void need_entity(const struct cgoom_snapshot *s, const struct cgoom_candi
 			struct cgoom_decision *d)
 {
 	if (e->kind != CGOOM_KIND_ROOT) {
-		need_subtree(s, e->cgroup, d);
+		/* only those whose memory.stat is unread (a needs_stat batch) */
+		size_t pos = (size_t)s->prepos[e->cgroup];
+		for (size_t k = pos; k == pos || in_subtree(s, e->cgroup, k); k++)
+			if (s->cgroups[s->preorder[k]].stat_deferred)
+				need(d, s->preorder[k]);
 		return;
 	}
 	for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
@@ -586,7 +593,7 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	if (r == 0)
 		r = reserve((void **)&ret->pids, &ret->cap_pids, s->n_procs + 1, sizeof(*ret->pids));
 	if (r == 0)
-		r = reserve((void **)&ret->needs, &ret->cap_needs, s->n_cgroups, sizeof(*ret->needs));
+		r = reserve((void **)&ret->needs, &ret->cap_needs, 2 * s->n_cgroups, sizeof(*ret->needs));
 	if (r < 0)
 		return r;
 	ret->n_candidates = ret->n_pids = ret->n_needs = 0;
@@ -622,6 +629,7 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 				snprintf(ret->reason, sizeof(ret->reason),
 					 "waiting: PID %d, killed earlier in %s, is still exiting",
 					 s->inflight[i], s->cgroups[domain].path);
+				ret->round = 0; /* final: no needs */
 				return 0;
 			}
 

@@ -1,342 +1,609 @@
 /* SPDX-License-Identifier: MIT */
-/* Branch and bound in the engine: what cgoom_select() asks to read
- * (decision.needs) on snapshots with deferred cgroups, and that reading
- * what it asks for gives the answer of a full snapshot. "Reading" is
- * simulated by building the snapshot again with those cgroups known. */
+/* Branch and bound in cgoom_select(): deferred cgroups, their bounds, and
+ * which of them a decision asks for (cgoom_decision.needs). */
+#include <errno.h>
+
 #include "snapbuild.h"
 #include "tap.h"
 
-#define BOUND 0 /* only memory.current + swap (stat_deferred) */
-#define STAT 1  /* memory.stat read, processes not (deferred) */
-#define READ 2  /* all read */
+#define CFG_CGROUP "[cgroup \"/\"]\noom_policy = cgroup\n"
 
-struct leaf {
+static void set_stat(struct cgoom_cgroup *c, uint64_t anon_mib)
+{
+	memset(&c->stat, 0, sizeof(c->stat));
+	c->stat_ok = true;
+	c->stat.active_anon = anon_mib * MiB;
+	c->stat.anon = anon_mib * MiB;
+	c->stat.present = CGOOM_MEMSTAT_FOOTPRINT_KEYS | CGOOM_MEMSTAT_ANON;
+}
+
+/* Cgroup i as the lazy reader leaves a childless memcg: no memory.stat,
+ * no processes, only its bound (memory.current + memory.swap.current). */
+static void defer(struct cgoom_snapshot *s, int i, uint64_t bound_mib)
+{
+	struct cgoom_cgroup *c = &s->cgroups[i];
+	memset(&c->stat, 0, sizeof(c->stat));
+	c->stat_ok = false;
+	c->deferred = c->stat_deferred = true;
+	c->current_ok = true;
+	c->current = bound_mib * MiB;
+	c->swap_current = 0;
+}
+
+/* A stat_deferred leaf with this bound. */
+static int dleaf(struct cgoom_snapshot *s, const char *path, uint64_t bound_mib)
+{
+	int i = sb_cg(s, path, 0);
+	defer(s, i, bound_mib);
+	return i;
+}
+
+/* A deferred leaf whose memory.stat was read (footprint exact, body not). */
+static int sleaf(struct cgoom_snapshot *s, const char *path, uint64_t anon_mib)
+{
+	int i = sb_cg(s, path, anon_mib);
+	s->cgroups[i].deferred = true;
+	return i;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether d->needs is exactly the NULL-terminated paths (any order). */
+static bool needs_are(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
+		      const char *const *paths)
+{
+	int want[64];
+	size_t n = 0;
+	for (; paths[n]; n++)
+		want[n] = sb_idx((struct cgoom_snapshot *)s, paths[n]);
+	qsort(want, n, sizeof(int), cmp_int);
+	bool ok = n == d->n_needs;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = want[i] == d->needs[i];
+	if (!ok) {
+		printf("# needs (%zu):", d->n_needs);
+		for (size_t i = 0; i < d->n_needs; i++)
+			printf(" %s", s->cgroups[d->needs[i]].path);
+		printf("; expected (%zu):", n);
+		for (size_t i = 0; i < n; i++)
+			printf(" %s", s->cgroups[want[i]].path);
+		printf("\n");
+	}
+	return ok;
+}
+#define CHECK_NEEDS(s, d, ...) CHECK(needs_are((s), (d), (const char *const[]){ __VA_ARGS__, NULL }))
+
+static int select_in(struct cgoom_snapshot *s, const char *domain, struct cgoom_decision *d)
+{
+	return cgoom_select(s, sb_idx(s, domain), d);
+}
+
+/* ---- a. the lazy answer is the all-read answer ---- */
+
+struct spec {
 	const char *path;
-	uint64_t mib; /* footprint; its bound is mib + 10 (page cache) */
-	int pid, adj;
-	int state;
+	uint64_t anon;  /* true footprint, MiB */
+	uint64_t bound; /* 0: read up front; else deferred with this bound (MiB) */
+	int pid[2];     /* 0: none */
+	uint64_t rss[2];
+	int adj;        /* of pid[0] */
 };
 
-static void build(struct cgoom_snapshot *s, struct leaf *l, size_t n, const struct cgoom_config *c,
-		  uint64_t sys_mib)
+static const struct spec eq_tree[] = {
+	{ "/a", 300, 320, { 11, 12 }, { 200, 100 }, 0 },
+	{ "/b", 120, 310, { 21, 0 }, { 120, 0 }, 0 },   /* a high bound, a small truth */
+	{ "/c", 80, 90, { 31, 0 }, { 80, 0 }, 0 },      /* below every leader */
+	{ "/d", 305, 0, { 0, 0 }, { 0, 0 }, 0 },
+	{ "/d/d1", 255, 0, { 41, 42 }, { 150, 105 }, 0 },
+	{ "/d/d2", 50, 60, { 43, 0 }, { 50, 0 }, 0 },
+	{ "/e", 200, 0, { 51, 0 }, { 200, 0 }, 0 },
+	{ "/f", 350, 400, { 61, 0 }, { 350, 0 }, -1000 }, /* largest, but protected */
+};
+#define N_EQ (sizeof(eq_tree) / sizeof(eq_tree[0]))
+
+static void add_procs(struct cgoom_snapshot *s, const struct spec *sp)
 {
-	sb_init(s, sys_mib);
-	for (size_t i = 0; i < n; i++) {
-		int k = sb_cg(s, l[i].path, l[i].mib);
-		struct cgoom_cgroup *g = &s->cgroups[k];
-		g->current = (l[i].mib + 10) * MiB;
-		if (l[i].pid == 0) /* a parent */
-			continue;
-		if (l[i].state == READ) {
-			sb_proc(s, l[i].pid, l[i].path, l[i].mib, l[i].adj);
-			continue;
-		}
-		g->deferred = true; /* as the lazy reader adds it: no processes */
-		if (l[i].state == BOUND) {
-			g->stat_deferred = true;
-			g->stat_ok = false;
-			memset(&g->stat, 0, sizeof(g->stat));
-		}
+	for (int k = 0; k < 2; k++)
+		if (sp->pid[k])
+			sb_proc(s, sp->pid[k], sp->path, sp->rss[k], k == 0 ? sp->adj : 0);
+}
+
+static void build_eq(struct cgoom_snapshot *s, bool lazy)
+{
+	sb_init(s, 2000);
+	for (size_t i = 0; i < N_EQ; i++) {
+		int idx = sb_cg(s, eq_tree[i].path, eq_tree[i].anon);
+		if (lazy && eq_tree[i].bound)
+			defer(s, idx, eq_tree[i].bound);
+		else
+			add_procs(s, &eq_tree[i]);
 	}
-	sb_done(s, c);
 }
 
-static struct leaf *by_path(struct leaf *l, size_t n, const char *path)
+/* Reads what d needs, by hand, from eq_tree; counts per spec. Returns
+ * the number of problems (a need that is not deferred, or not
+ * stat_deferred in a needs_stat batch). */
+static int expand_eq(struct cgoom_snapshot *s, const struct cgoom_decision *d, int *stat_reads,
+		     int *body_reads)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(l[i].path, path))
-			return &l[i];
-	abort();
+	int bad = 0;
+	for (size_t k = 0; k < d->n_needs; k++) {
+		struct cgoom_cgroup *c = &s->cgroups[d->needs[k]];
+		size_t j = 0;
+		while (j < N_EQ && strcmp(eq_tree[j].path, c->path) != 0)
+			j++;
+		if (j == N_EQ || !c->deferred || (d->needs_stat && !c->stat_deferred)) {
+			printf("# needed but not %s: %s\n", d->needs_stat ? "stat_deferred" : "deferred",
+			       c->path);
+			bad++;
+			continue;
+		}
+		set_stat(c, eq_tree[j].anon);
+		c->stat_deferred = false;
+		if (d->needs_stat) {
+			stat_reads[j]++;
+			continue;
+		}
+		c->deferred = false;
+		add_procs(s, &eq_tree[j]);
+		body_reads[j]++;
+	}
+	if (cgoom_snapshot_finalize(s) < 0)
+		bad++;
+	return bad;
 }
 
-/* Selects in domain, reading what is asked for, until final. Returns
- * the number of rounds that asked for something. */
-static int select_until_final(struct cgoom_snapshot *s, struct leaf *l, size_t n,
-			      const struct cgoom_config *c, uint64_t sys_mib, const char *domain,
-			      struct cgoom_decision *d)
+static void equivalence(const char *cfgtext, const char *want_cg, int want_pid, int want_rounds)
 {
+	struct cgoom_config c = cfg_of(cfgtext);
+	struct cgoom_snapshot full, lazy;
+	build_eq(&full, false);
+	sb_done(&full, &c);
+	struct cgoom_decision fd = sb_select(&full, "/");
+	CHECK(fd.has_victim);
+	CHECK_EQ_INT(fd.n_needs, 0);
+	CHECK_STREQ(full.cgroups[fd.victim_cgroup].path, want_cg);
+	CHECK_EQ_INT(fd.victim_pid, want_pid);
+
+	build_eq(&lazy, true);
+	sb_done(&lazy, &c);
+	int stat_reads[N_EQ] = { 0 }, body_reads[N_EQ] = { 0 };
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
 	int rounds = 0;
 	for (;;) {
-		if (cgoom_select(s, sb_idx(s, domain), d) < 0)
-			abort();
-		if (d->n_needs == 0)
-			return rounds;
-		rounds++;
-		for (size_t i = 0; i < d->n_needs; i++) {
-			struct leaf *x = by_path(l, n, s->cgroups[d->needs[i]].path);
-			x->state = d->needs_stat && x->state == BOUND ? STAT : READ;
-		}
-		cgoom_snapshot_free(s);
-		build(s, l, n, c, sys_mib);
-		if (rounds > 64)
-			abort();
+		CHECK_EQ_INT(select_in(&lazy, "/", &d), 0);
+		if (d.n_needs == 0)
+			break;
+		CHECK(!d.has_victim);
+		CHECK_EQ_INT(d.round, (unsigned)rounds + 1);
+		CHECK_EQ_INT(expand_eq(&lazy, &d, stat_reads, body_reads), 0);
+		CHECK(++rounds < 10);
 	}
-}
+	CHECK_EQ_INT(rounds, want_rounds);
+	CHECK_EQ_INT(d.round, 0);
+	CHECK(d.has_victim);
+	CHECK_EQ_INT(d.victim_cgroup, fd.victim_cgroup);
+	CHECK_EQ_INT(d.victim_pid, fd.victim_pid);
+	CHECK_EQ_INT(d.n_pids, fd.n_pids);
+	for (size_t i = 0; i < d.n_pids; i++)
+		CHECK_EQ_INT(d.pids[i], fd.pids[i]);
+	CHECK_EQ_U64(d.candidates[0].footprint, fd.candidates[0].footprint);
+	CHECK(!d.candidates[0].bounded && !d.candidates[0].unchecked);
 
-static bool needs(const struct cgoom_snapshot *s, const struct cgoom_decision *d, const char *path)
-{
-	for (size_t i = 0; i < d->n_needs; i++)
-		if (!strcmp(s->cgroups[d->needs[i]].path, path))
-			return true;
-	return false;
-}
-
-static const char *CGROUP = "[cgroup \"/\"]\noom_policy = cgroup\n";
-
-static void test_same_answer_and_prunes(void)
-{
-	struct leaf l[] = {
-		{ "/a", 120, 101, 0, BOUND }, { "/b", 300, 102, 0, BOUND },
-		{ "/c", 295, 103, 0, BOUND }, { "/d", 40, 104, 0, BOUND },
-		{ "/e", 310, 105, -1000, BOUND }, { "/f", 80, 106, 0, BOUND },
-		{ "/g", 5, 107, 0, BOUND },   { "/h", 299, 108, 0, BOUND },
-	};
-	size_t n = sizeof l / sizeof l[0];
-	struct cgoom_config c = cfg_of(CGROUP);
-	struct cgoom_snapshot s;
-	struct cgoom_decision full, lazy;
-
-	/* everything read: /e (310) is protected, /b (300) wins */
-	for (size_t i = 0; i < n; i++)
-		l[i].state = READ;
-	build(&s, l, n, &c, 4000);
-	full = sb_select(&s, "/");
-	CHECK(full.has_victim && full.victim_pid == 102);
-	CHECK_EQ_INT(full.n_needs, 0);
-	cgoom_snapshot_free(&s);
-
-	for (size_t i = 0; i < n; i++)
-		l[i].state = BOUND;
-	build(&s, l, n, &c, 4000);
-	cgoom_decision_init(&lazy);
-	int rounds = select_until_final(&s, l, n, &c, 4000, "/", &lazy);
-	CHECK(lazy.has_victim);
-	CHECK_EQ_INT(lazy.victim_pid, full.victim_pid);
-	CHECK_EQ_INT(lazy.victim_cgroup, sb_idx(&s, "/b"));
-	CHECK_EQ_INT(lazy.n_pids, 1);
-	CHECK_EQ_INT(lazy.pids[0], 102);
-	CHECK(rounds >= 2);
-	/* bounds below 300 MiB were never read at all */
-	CHECK_EQ_INT(by_path(l, n, "/a")->state, BOUND);
-	CHECK_EQ_INT(by_path(l, n, "/d")->state, BOUND);
-	CHECK_EQ_INT(by_path(l, n, "/f")->state, BOUND);
-	CHECK_EQ_INT(by_path(l, n, "/g")->state, BOUND);
-	/* /c (295 + 10) and /h (299 + 10) could beat 300: their memory.stat
-	 * at least was read */
-	CHECK(by_path(l, n, "/c")->state != BOUND);
-	CHECK(by_path(l, n, "/h")->state != BOUND);
-	/* /e ranked first and turned out protected: read whole */
-	CHECK_EQ_INT(by_path(l, n, "/e")->state, READ);
-	CHECK_EQ_INT(lazy.round, 0);
-	cgoom_decision_free(&full);
-	cgoom_decision_free(&lazy);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
-}
-
-static void test_asks_only_bounds_above_the_leader(void)
-{
-	struct leaf l[] = {
-		{ "/a", 100, 101, 0, READ }, /* exact: 100 */
-		{ "/b", 95, 102, 0, BOUND }, /* bound 105: could win */
-		{ "/c", 50, 103, 0, BOUND }, /* bound 60: cannot */
-	};
-	struct cgoom_config c = cfg_of(CGROUP);
-	struct cgoom_snapshot s;
-	build(&s, l, 3, &c, 1000);
-	struct cgoom_decision d = sb_select(&s, "/");
-	CHECK(!d.has_victim);
-	CHECK(d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 1);
-	CHECK(needs(&s, &d, "/b"));
-	CHECK(!needs(&s, &d, "/c"));
-	CHECK(d.candidates[0].bounded && d.candidates[0].cgroup == sb_idx(&s, "/b"));
-	CHECK_EQ_U64(d.candidates[0].footprint, 105 * MiB);
+	/* pruning: leaves whose bound is below the winner never read at all */
+	int pruned = 0;
+	for (size_t j = 0; j < N_EQ; j++) {
+		CHECK(stat_reads[j] <= 1 && body_reads[j] <= 1);
+		if (eq_tree[j].bound && eq_tree[j].bound * MiB < fd.candidates[0].footprint &&
+		    stat_reads[j] + body_reads[j] == 0)
+			pruned++;
+	}
+	CHECK(pruned >= 1);
+	CHECK_EQ_INT(stat_reads[2] + body_reads[2], 0); /* /c */
+	CHECK_EQ_INT(body_reads[1], 0);                 /* /b: its stat sufficed */
+	CHECK_EQ_INT(stat_reads[1], 1);
+	CHECK_EQ_INT(body_reads[7], 1); /* /f: read to find it protected */
 	cgoom_decision_free(&d);
+	cgoom_decision_free(&fd);
+	cgoom_snapshot_free(&lazy);
+	cgoom_snapshot_free(&full);
 	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
 }
 
-static void test_doubling_without_exact(void)
+static void test_equivalence_cgroup(void)
 {
-	struct leaf l[] = {
-		{ "/a", 400, 101, -1000, BOUND }, { "/b", 300, 102, 0, BOUND },
-		{ "/c", 200, 103, 0, BOUND },     { "/d", 100, 104, 0, BOUND },
-	};
-	struct cgoom_config c = cfg_of(CGROUP);
+	/* /f 400 /a 320 /b 310 bounded over /d/d1 255: stat of those three;
+	 * then /f, /a unchecked over /d/d1: their bodies; /a exact first */
+	equivalence(CFG_CGROUP, "/a", 11, 2);
+}
+
+static void test_equivalence_tree(void)
+{
+	equivalence(CFG_CGROUP "[cgroup \"/d\"]\noom_policy = tree\n", "/d", 41, 2);
+}
+
+/* ---- b. bounds above the exact leader are asked for, below not ---- */
+
+static void test_bound_above_leader_needed(void)
+{
 	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	sb_cg(&s, "/x", 200);
+	sb_proc(&s, 10, "/x", 200, 0);
+	dleaf(&s, "/hi", 300);
+	dleaf(&s, "/lo", 100);
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
 	struct cgoom_decision d;
-	build(&s, l, 4, &c, 2000);
 	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select(&s, sb_idx(&s, "/"), &d), 0);
-	/* round 0, nothing exact: the top one only */
-	CHECK(d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 1);
-	CHECK(needs(&s, &d, "/a"));
-	CHECK_EQ_INT(d.round, 1);
-	/* /a read whole: protected. Round 1, still nothing exact and
-	 * eligible: the top two */
-	l[0].state = READ;
-	cgoom_snapshot_free(&s);
-	build(&s, l, 4, &c, 2000);
-	CHECK_EQ_INT(cgoom_select(&s, sb_idx(&s, "/"), &d), 0);
-	CHECK(d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 2);
-	CHECK(needs(&s, &d, "/b") && needs(&s, &d, "/c"));
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
-}
-
-static void test_policy_none_reads_all(void)
-{
-	struct leaf l[] = {
-		{ "/a", 100, 101, 0, READ },
-		{ "/b", 10, 102, 0, BOUND },
-		{ "/c", 10, 103, 0, STAT },
-	};
-	struct cgoom_snapshot s;
-	build(&s, l, 3, NULL, 1000); /* no config: policy none */
-	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK(!d.has_victim);
-	CHECK(!d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 2);
-	CHECK(needs(&s, &d, "/b") && needs(&s, &d, "/c"));
-	cgoom_decision_free(&d);
-	cgoom_snapshot_free(&s);
-}
+	CHECK(d.needs_stat);
+	CHECK_NEEDS(&s, &d, "/hi");
+	CHECK_EQ_INT(d.round, 1);
+	CHECK_EQ_INT(d.victim_pid, -1);
+	CHECK_EQ_INT(d.candidates[0].cgroup, sb_idx(&s, "/hi"));
+	CHECK(d.candidates[0].bounded && d.candidates[0].unchecked && d.candidates[0].eligible);
+	CHECK_EQ_U64(d.candidates[0].footprint, 300 * MiB);
 
-static void test_inflight_reads_all(void)
-{
-	struct leaf l[] = {
-		{ "/a", 100, 101, 0, READ },
-		{ "/b", 10, 102, 0, BOUND },
-	};
-	struct cgoom_config c = cfg_of(CGROUP);
-	struct cgoom_snapshot s;
-	int inflight[] = { 102 };
-	build(&s, l, 2, &c, 1000);
-	s.inflight = inflight;
-	s.n_inflight = 1;
-	struct cgoom_decision d = sb_select(&s, "/");
-	CHECK(!d.has_victim && !d.inflight);
-	CHECK(!d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 1);
-	CHECK(needs(&s, &d, "/b"));
-	/* read: the PID is found, and selection waits for it */
-	l[1].state = READ;
-	cgoom_snapshot_free(&s);
-	build(&s, l, 2, &c, 1000);
-	s.inflight = inflight;
-	s.n_inflight = 1;
-	cgoom_decision_free(&d);
-	d = sb_select(&s, "/");
-	CHECK(d.inflight);
-	CHECK_EQ_INT(d.inflight_pid, 102);
+	/* /hi is really 150: /x leads, /lo (100) stays unread */
+	set_stat(&s.cgroups[sb_idx(&s, "/hi")], 150);
+	s.cgroups[sb_idx(&s, "/hi")].stat_deferred = false;
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK_EQ_INT(d.round, 0);
+	CHECK(d.has_victim);
+	CHECK_EQ_INT(d.victim_pid, 10);
+	CHECK(s.cgroups[sb_idx(&s, "/lo")].stat_deferred);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
+
+/* ---- c. no exact candidate at all: the batch doubles ---- */
+
+static void test_no_exact_doubling(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	dleaf(&s, "/p", 300);
+	dleaf(&s, "/q", 200);
+	dleaf(&s, "/r", 100);
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK(d.needs_stat && !d.has_victim);
+	CHECK_NEEDS(&s, &d, "/p");
+	CHECK_EQ_INT(d.round, 1);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK(d.needs_stat);
+	CHECK_NEEDS(&s, &d, "/p", "/q");
+	CHECK_EQ_INT(d.round, 2);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_NEEDS(&s, &d, "/p", "/q", "/r");
+	CHECK_EQ_INT(d.round, 3);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+/* ---- d. policy none reads the whole domain ---- */
+
+static void test_policy_none_needs_all(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	sb_cg(&s, "/g", 400);
+	dleaf(&s, "/g/x", 100);
+	sleaf(&s, "/g/y", 50);
+	sb_cg(&s, "/g/z", 250);
+	sb_proc(&s, 30, "/g/z", 250, 0);
+	dleaf(&s, "/out", 5);
+	sb_done(&s, NULL);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.policy, CGOOM_POLICY_NONE);
+	CHECK(!d.has_victim && !d.needs_stat);
+	CHECK_NEEDS(&s, &d, "/g/x", "/g/y", "/out");
+	CHECK_EQ_INT(d.n_candidates, 0);
+	/* a domain below: only its own subtree */
+	CHECK_EQ_INT(select_in(&s, "/g", &d), 0);
+	CHECK(!d.has_victim && !d.needs_stat);
+	CHECK_NEEDS(&s, &d, "/g/x", "/g/y");
+	cgoom_decision_free(&d);
+	cgoom_snapshot_free(&s);
+}
+
+/* ---- e. a victim in flight: everything is read ---- */
+
+static void test_inflight_needs_all(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	sb_cg(&s, "/big", 500);
+	sb_proc(&s, 10, "/big", 500, 0);
+	int s1 = dleaf(&s, "/s1", 10);
+	dleaf(&s, "/s2", 20);
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	/* without one, the small bounds are pruned */
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK_EQ_INT(d.victim_pid, 10);
+	static const int inflight[] = { 41 };
+	s.inflight = inflight;
+	s.n_inflight = 1;
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK(!d.has_victim && !d.needs_stat && !d.inflight);
+	CHECK_NEEDS(&s, &d, "/s1", "/s2");
+	CHECK_EQ_INT(d.round, 1);
+	/* read: 41 is in /s1 and still dying; a final answer resets round */
+	set_stat(&s.cgroups[s1], 10);
+	s.cgroups[s1].deferred = s.cgroups[s1].stat_deferred = false;
+	sb_proc(&s, 41, "/s1", 10, 0);
+	int s2 = sb_idx(&s, "/s2");
+	set_stat(&s.cgroups[s2], 20);
+	s.cgroups[s2].deferred = s.cgroups[s2].stat_deferred = false;
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK(d.inflight && !d.has_victim);
+	CHECK_EQ_INT(d.inflight_pid, 41);
+	CHECK_EQ_INT(d.round, 0);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+/* ---- f. a deferred domain is read first ---- */
 
 static void test_deferred_domain(void)
 {
-	struct leaf l[] = { { "/a", 100, 101, 0, BOUND } };
-	struct cgoom_config c = cfg_of("[cgroup \"/a\"]\noom_policy = cgroup\n");
 	struct cgoom_snapshot s;
-	build(&s, l, 1, &c, 1000);
-	struct cgoom_decision d = sb_select(&s, "/a");
+	sb_init(&s, 1000);
+	dleaf(&s, "/leaf", 300);
+	dleaf(&s, "/other", 900);
+	struct cgoom_config c = cfg_of("[cgroup \"/leaf\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/leaf", &d), 0);
 	CHECK(!d.has_victim && !d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 1);
-	CHECK(needs(&s, &d, "/a"));
+	CHECK_NEEDS(&s, &d, "/leaf");
+	CHECK_EQ_INT(d.n_candidates, 0);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
 
-static void test_omitted_deferred_never_needed(void)
+/* ---- g. omitted deferred leaves are neither candidates nor needed ---- */
+
+static void test_deferred_omit_ignored(void)
 {
-	struct leaf l[] = {
-		{ "/a", 100, 101, 0, READ },
-		{ "/big", 5000, 102, 0, BOUND },
-	};
-	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
-				       "[cgroup \"/big\"]\npreference = omit\n");
 	struct cgoom_snapshot s;
-	build(&s, l, 2, &c, 6000);
-	struct cgoom_decision d = sb_select(&s, "/");
-	CHECK(d.has_victim);
-	CHECK_EQ_INT(d.victim_pid, 101);
+	sb_init(&s, 2000);
+	int om = dleaf(&s, "/om", 900);
+	sb_cg(&s, "/og", 800);
+	int ogx = dleaf(&s, "/og/x", 800); /* omit inherited from /og */
+	sb_cg(&s, "/w", 100);
+	sb_proc(&s, 10, "/w", 100, 0);
+	struct cgoom_config c = cfg_of(CFG_CGROUP "[cgroup \"/om\"]\npreference = omit\n"
+					      "[cgroup \"/og\"]\npreference = omit\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[ogx].pref.value, CGOOM_PREF_OMIT);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK(d.has_victim);
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/w");
+	CHECK_EQ_INT(d.victim_pid, 10);
 	for (size_t i = 0; i < d.n_candidates; i++)
-		CHECK(!(d.candidates[i].eligible && d.candidates[i].cgroup == sb_idx(&s, "/big")));
+		CHECK(d.candidates[i].cgroup != om && d.candidates[i].cgroup != ogx);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
 
-static void test_oom_group_scope_read_whole(void)
+/* ---- h. the oom.group scope is read whole before killing ---- */
+
+static void test_oom_group_scope_needs(void)
 {
-	struct leaf l[] = {
-		{ "/p", 210, 0, 0, READ },
-		{ "/p/x", 200, 101, 0, READ },
-		{ "/p/y", 1, 102, 0, BOUND },
-	};
-	struct cgoom_config c = cfg_of(CGROUP);
 	struct cgoom_snapshot s;
-	build(&s, l, 3, &c, 1000);
-	s.cgroups[sb_idx(&s, "/p")].oom_group = true;
-	struct cgoom_decision d = sb_select(&s, "/");
-	/* /p/x wins, but the kill set is all of /p: /p/y must be read */
+	sb_init(&s, 1000);
+	sb_cg(&s, "/job", 510);
+	sb_cg(&s, "/job/w", 500);
+	sb_proc(&s, 20, "/job/w", 300, 0);
+	sb_proc(&s, 22, "/job/w", 200, 0);
+	int z = dleaf(&s, "/job/z", 10);
+	sb_cg(&s, "/other", 100);
+	sb_proc(&s, 30, "/other", 100, 0);
+	dleaf(&s, "/tiny", 5);
+	s.cgroups[sb_idx(&s, "/job")].oom_group = true;
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK(!d.has_victim && !d.needs_stat);
-	CHECK_EQ_INT(d.n_needs, 1);
-	CHECK(needs(&s, &d, "/p/y"));
-	l[2].state = READ;
-	cgoom_snapshot_free(&s);
-	build(&s, l, 3, &c, 1000);
-	s.cgroups[sb_idx(&s, "/p")].oom_group = true;
-	cgoom_decision_free(&d);
-	d = sb_select(&s, "/");
+	CHECK_NEEDS(&s, &d, "/job/z"); /* not /tiny: outside the scope */
+	CHECK_EQ_INT(d.victim_pid, -1);
+	CHECK_EQ_INT(d.victim_cgroup, -1);
+	CHECK_EQ_INT(d.n_pids, 0);
+	CHECK_EQ_INT(d.round, 1);
+
+	set_stat(&s.cgroups[z], 10);
+	s.cgroups[z].deferred = s.cgroups[z].stat_deferred = false;
+	sb_proc(&s, 40, "/job/z", 10, 0);
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK_EQ_INT(d.round, 0);
 	CHECK(d.has_victim);
-	CHECK_EQ_INT(d.scope, sb_idx(&s, "/p"));
-	CHECK_EQ_INT(d.n_pids, 2);
-	CHECK(d.pids[0] == 101 && d.pids[1] == 102);
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/job/w");
+	CHECK_EQ_INT(d.victim_pid, 20);
+	CHECK_EQ_INT(d.scope, sb_idx(&s, "/job"));
+	CHECK_EQ_INT(d.n_pids, 3);
+	CHECK_EQ_INT(d.pids[0], 20);
+	CHECK_EQ_INT(d.pids[1], 22);
+	CHECK_EQ_INT(d.pids[2], 40);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
+
+/* ---- i. the root's footprint is bounded by stat_deferred children ---- */
 
 static void test_bounded_root(void)
 {
-	/* the system holds 1000 MiB; /a's real 900 leaves the root 100 */
-	struct leaf l[] = { { "/a", 900, 101, 0, BOUND } };
-	struct cgoom_config c = cfg_of(CGROUP);
 	struct cgoom_snapshot s;
-	build(&s, l, 1, &c, 1000);
-	sb_proc(&s, 50, "/", 100, 0); /* a process on the root */
-	cgoom_snapshot_finalize(&s);
-	struct cgoom_decision d = sb_select(&s, "/");
-	/* /a counted as 0 makes the root's 1000 an upper bound, ahead of /a's
-	 * bound 910: /a's memory.stat is needed */
+	sb_init(&s, 1000);
+	sb_proc(&s, 50, "/", 600, 0);
+	sb_cg(&s, "/t1", 400);
+	sb_proc(&s, 10, "/t1", 400, 0);
+	int t2 = dleaf(&s, "/t2", 100);
+	sb_cg(&s, "/t3", 50);
+	dleaf(&s, "/t3/x", 40); /* not top-level: the root's bound holds without it */
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	/* root 1000 - 400 - 50 = 550 (t2 as 0), /t1 400 exact, /t2 100 */
+	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_ROOT);
+	CHECK(d.candidates[0].bounded);
+	CHECK_EQ_U64(d.candidates[0].footprint, 550 * MiB);
 	CHECK(!d.has_victim && d.needs_stat);
-	CHECK(needs(&s, &d, "/a"));
-	CHECK(d.candidates[0].kind == CGOOM_KIND_ROOT && d.candidates[0].bounded);
+	CHECK_NEEDS(&s, &d, "/t2");
+
+	set_stat(&s.cgroups[t2], 80);
+	s.cgroups[t2].stat_deferred = false;
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.n_needs, 0);
+	CHECK(d.has_victim);
+	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_ROOT);
+	CHECK(!d.candidates[0].bounded);
+	CHECK_EQ_U64(d.candidates[0].footprint, 470 * MiB);
+	CHECK_EQ_INT(d.victim_pid, 50);
+	CHECK(s.cgroups[sb_idx(&s, "/t3/x")].stat_deferred); /* pruned */
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
 
+/* ---- j. nothing deferred, nothing needed ---- */
+
 static void test_no_deferred_no_needs(void)
 {
+	static const char *const cfgs[] = {
+		"",
+		CFG_CGROUP,
+		CFG_CGROUP "[cgroup \"/cg3\"]\noom_policy = tree\n",
+	};
+	static const int inflight[] = { 9999 };
+	for (size_t k = 0; k < 2 * sizeof(cfgs) / sizeof(cfgs[0]); k++) {
+		struct cgoom_snapshot s;
+		seed_table(&s);
+		struct cgoom_config c = cfg_of(cfgs[k % 3]);
+		sb_done(&s, &c);
+		if (k >= 3) {
+			s.inflight = inflight; /* not in the snapshot: no abort */
+			s.n_inflight = 1;
+		}
+		for (const char *const *dom = (const char *const[]){ "/", "/cg3", NULL }; *dom; dom++) {
+			struct cgoom_decision d;
+			cgoom_decision_init(&d);
+			CHECK_EQ_INT(select_in(&s, *dom, &d), 0);
+			CHECK_EQ_INT(d.n_needs, 0);
+			CHECK(!d.needs_stat);
+			CHECK_EQ_INT(d.round, 0);
+			CHECK(d.has_victim);
+			for (size_t i = 0; i < d.n_candidates; i++)
+				CHECK(!d.candidates[i].bounded && !d.candidates[i].unchecked);
+			cgoom_decision_free(&d);
+		}
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
+}
+
+/* ---- more: a needs_stat batch lists only cgroups whose stat is unread ---- */
+
+static void test_stat_needs_only_stat_deferred(void)
+{
 	struct cgoom_snapshot s;
-	seed_table(&s);
-	struct cgoom_config c = cfg_of(CGROUP);
+	sb_init(&s, 1000);
+	sb_cg(&s, "/t", 400);
+	dleaf(&s, "/t/a", 300);
+	sleaf(&s, "/t/b", 100); /* deferred, its memory.stat read */
+	sb_cg(&s, "/x", 50);
+	sb_proc(&s, 10, "/x", 50, 0);
+	struct cgoom_config c = cfg_of(CFG_CGROUP "[cgroup \"/t\"]\noom_policy = tree\n");
 	sb_done(&s, &c);
-	struct cgoom_decision d = sb_select(&s, "/");
-	CHECK(d.has_victim);
-	CHECK_EQ_INT(d.n_needs, 0);
-	for (size_t i = 0; i < d.n_candidates; i++)
-		CHECK(!d.candidates[i].bounded && !d.candidates[i].unchecked);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_TREE);
+	CHECK_EQ_U64(d.candidates[0].footprint, 400 * MiB);
+	CHECK(d.candidates[0].bounded);
+	CHECK(d.needs_stat);
+	CHECK_NEEDS(&s, &d, "/t/a");
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+/* ---- more: the root and its children in one batch fit in needs ---- */
+
+static void test_root_batch_fits(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 4000);
+	sb_proc(&s, 50, "/", 100, 0);
+	char path[16];
+	for (int i = 0; i < 12; i++) {
+		snprintf(path, sizeof(path), "/k%02d", i);
+		dleaf(&s, path, 200 + (uint64_t)i);
+	}
+	sb_cg(&s, "/e", 50);
+	sb_proc(&s, 10, "/e", 50, 0);
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	/* root (bounded, first) and each /kNN come before /e: the root
+	 * lists the 12 children and each child itself, 24 entries before
+	 * dedupe in a snapshot of 14 cgroups. A needs buffer of n_cgroups
+	 * with a canary after it: kept as is, nothing may be written past
+	 * it; grown, it must have room for them all. */
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	size_t n = s.n_cgroups;
+	d.needs = malloc((n + 32) * sizeof(int));
+	CHECK(d.needs);
+	d.cap_needs = n;
+	for (size_t i = n; i < n + 32; i++)
+		d.needs[i] = -7;
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	if (d.cap_needs == n)
+		for (size_t i = n; i < n + 32; i++)
+			CHECK_EQ_INT(d.needs[i], -7);
+	else
+		CHECK(d.cap_needs >= 24);
+	CHECK(d.needs_stat);
+	CHECK_EQ_INT(d.n_needs, 12);
+	CHECK_EQ_INT(d.needs[0], sb_idx(&s, "/k00"));
+	CHECK_EQ_INT(d.needs[11], sb_idx(&s, "/k11"));
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
@@ -345,16 +612,19 @@ static void test_no_deferred_no_needs(void)
 int main(void)
 {
 	return tap_run((struct tap_test[]){
-		TAP(test_same_answer_and_prunes),
-		TAP(test_asks_only_bounds_above_the_leader),
-		TAP(test_doubling_without_exact),
-		TAP(test_policy_none_reads_all),
-		TAP(test_inflight_reads_all),
+		TAP(test_equivalence_cgroup),
+		TAP(test_equivalence_tree),
+		TAP(test_bound_above_leader_needed),
+		TAP(test_no_exact_doubling),
+		TAP(test_policy_none_needs_all),
+		TAP(test_inflight_needs_all),
 		TAP(test_deferred_domain),
-		TAP(test_omitted_deferred_never_needed),
-		TAP(test_oom_group_scope_read_whole),
+		TAP(test_deferred_omit_ignored),
+		TAP(test_oom_group_scope_needs),
 		TAP(test_bounded_root),
 		TAP(test_no_deferred_no_needs),
+		TAP(test_stat_needs_only_stat_deferred),
+		TAP(test_root_batch_fits),
 		{ 0 },
 	});
 }
