@@ -36,21 +36,10 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 	int rc = cli_load_lazy(o, c);
 	if (rc != EXIT_OK)
 		return rc;
-	const char *arg = o->n_args ? o->args[0] : "/";
-	char norm[4096];
-	int r, domain;
-	/* a deferred DOMAIN is read whole first: whether it is a memcg is
-	 * its own cgroup.controllers' to say */
-	if (c->rd && cgoom_path_normalize(arg, norm, sizeof(norm)) == 0 &&
-	    (domain = cgoom_snapshot_find(&c->snap, norm)) >= 0 && c->snap.cgroups[domain].deferred &&
-	    (r = cgoom_snapshot_expand(c->rd, &c->snap, &domain, 1)) < 0) {
-		log_error("reading %s: %s", norm, strerror(-r));
-		return EXIT_RUNTIME;
-	}
-	domain = cli_find_memcg(c, arg);
+	int domain = cli_find_memcg(c, o->n_args ? o->args[0] : "/");
 	if (domain < 0)
-		return EXIT_USAGE;
-	r = c->rd ? cgoom_select_lazy(c->rd, &c->snap, domain, d) : cgoom_select(&c->snap, domain, d);
+		return -domain;
+	int r = c->rd ? cgoom_select_lazy(c->rd, &c->snap, domain, d) : cgoom_select(&c->snap, domain, d);
 	if (r < 0) {
 		log_error("selecting in %s: %s", c->snap.cgroups[domain].path, strerror(-r));
 		return EXIT_RUNTIME;

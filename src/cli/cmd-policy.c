@@ -61,7 +61,7 @@ int cmd_policy(const struct cli_opts *o)
 		goto out;
 	int i = cli_find_memcg(&c, o->args[0]);
 	if (i < 0) {
-		rc = EXIT_USAGE;
+		rc = -i;
 		goto out;
 	}
 	if (set) {

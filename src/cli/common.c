@@ -129,21 +129,26 @@ void cli_ctx_free(struct cli_ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int cli_find_memcg(const struct cli_ctx *c, const char *arg)
+int cli_find_memcg(struct cli_ctx *c, const char *arg)
 {
 	char norm[4096];
 	if (cgoom_path_normalize(arg, norm, sizeof(norm)) < 0) {
 		log_error("%s: not a cgroup path (it must start with '/' and have no '.' or '..')", arg);
-		return -1;
+		return -EXIT_USAGE;
 	}
 	int i = cgoom_snapshot_find(&c->snap, norm);
 	if (i < 0) {
 		log_error("%s: no such cgroup under %s", norm, c->roots.cgroup_path);
-		return -1;
+		return -EXIT_USAGE;
+	}
+	int r = c->snap.cgroups[i].deferred ? cgoom_snapshot_expand(c->rd, &c->snap, &i, 1) : 0;
+	if (r < 0) {
+		log_error("reading %s: %s", norm, strerror(-r));
+		return -EXIT_RUNTIME;
 	}
 	if (c->snap.cgroups[i].memcg != i) {
 		log_error("%s: not a memory cgroup (cgroup.controllers does not list memory)", norm);
-		return -1;
+		return -EXIT_USAGE;
 	}
 	return i;
 }

@@ -308,6 +308,16 @@ static void kill_start(struct daemon *dm, struct domain *d, uint64_t t0)
 	arm_deadline(dm);
 }
 
+/* Frees the kill path's snapshot and its lazy reader. */
+static void snap_drop(struct daemon *dm)
+{
+	if (dm->have_snap)
+		cgoom_snapshot_free(&dm->snap);
+	cgoom_reader_free(dm->rd);
+	dm->rd = NULL;
+	dm->have_snap = false;
+}
+
 void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, uint64_t t0,
 		const char *why, const struct cgoom_strbuf *fields,
 		const struct cgoom_psi_sample *psi0)
@@ -327,11 +337,7 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 	event_emit(dm, "trigger", &f);
 	cgoom_strbuf_free(&f);
 
-	if (dm->have_snap)
-		cgoom_snapshot_free(&dm->snap);
-	cgoom_reader_free(dm->rd);
-	dm->rd = NULL;
-	dm->have_snap = false;
+	snap_drop(dm);
 	/* branch and bound: cgroups that cannot win are not read whole */
 	int r = cgoom_snapshot_read_lazy(&dm->roots, &dm->snap, &dm->rd);
 	if (r < 0) {
@@ -412,10 +418,7 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 	}
 	cgoom_strbuf_free(&text);
 	cgoom_strbuf_free(&json);
-	cgoom_snapshot_free(&dm->snap);
-	cgoom_reader_free(dm->rd);
-	dm->rd = NULL;
-	dm->have_snap = false;
+	snap_drop(dm);
 	metrics_write(dm);
 }
 
@@ -663,9 +666,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 static void daemon_free(struct daemon *dm)
 {
 	domains_free(dm); /* restores memory.high */
-	if (dm->have_snap)
-		cgoom_snapshot_free(&dm->snap);
-	cgoom_reader_free(dm->rd);
+	snap_drop(dm);
 	cgoom_decision_free(&dm->dec);
 	free(dm->inflight);
 	metrics_free(dm);

@@ -139,8 +139,10 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	cgoom_strbuf_printf(b, "  %4s %-7s %-*s %8s %12s %12s %-6s %6s\n", "RANK", "KIND", (int)w,
 			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
 	int rank = 0;
+	size_t bounded = 0;
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		const struct cgoom_candidate *c = &d->candidates[i];
+		bounded += c->bounded;
 		char rk[16] = "-", pid[16] = "";
 		if (c->eligible)
 			snprintf(rk, sizeof(rk), "%d", ++rank);
@@ -177,9 +179,6 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	}
 	if (d->n_candidates == 0)
 		cgoom_strbuf_printf(b, "  (no candidates)\n");
-	size_t bounded = 0;
-	for (size_t i = 0; i < d->n_candidates; i++)
-		bounded += d->candidates[i].bounded;
 	if (bounded)
 		cgoom_strbuf_printf(b, "  (%zu entit%s not read: <= is memory.current + "
 				       "memory.swap.current, which cannot beat the victim; "

@@ -489,28 +489,35 @@ static void need(struct cgoom_decision *d, int i)
 	d->needs[d->n_needs++] = i;
 }
 
-/* Every deferred cgroup in top's subtree (top included). */
-static size_t need_subtree(const struct cgoom_snapshot *s, int top, struct cgoom_decision *d)
+/* How many cgroups in top's subtree (top included) are deferred (with
+ * stat_only: stat_deferred); each is added to d's needs unless d is NULL. */
+static size_t deferred_in(const struct cgoom_snapshot *s, int top, bool stat_only,
+			  struct cgoom_decision *d)
 {
 	size_t pos = (size_t)s->prepos[top], n = 0;
-	for (size_t k = pos; k == pos || in_subtree(s, top, k); k++)
-		if (s->cgroups[s->preorder[k]].deferred) {
+	for (size_t k = pos; k == pos || in_subtree(s, top, k); k++) {
+		const struct cgoom_cgroup *c = &s->cgroups[s->preorder[k]];
+		if (stat_only ? !c->stat_deferred : !c->deferred)
+			continue;
+		if (d)
 			need(d, s->preorder[k]);
-			n++;
-		}
+		n++;
+	}
 	return n;
 }
 
-/* The deferred cgroups behind a bounded candidate. */
+/* Every deferred cgroup in top's subtree, to be read whole. */
+static size_t need_subtree(const struct cgoom_snapshot *s, int top, struct cgoom_decision *d)
+{
+	return deferred_in(s, top, false, d);
+}
+
+/* The cgroups behind a bounded candidate whose memory.stat is unread. */
 static void need_entity(const struct cgoom_snapshot *s, const struct cgoom_candidate *e,
 			struct cgoom_decision *d)
 {
 	if (e->kind != CGOOM_KIND_ROOT) {
-		/* only those whose memory.stat is unread (a needs_stat batch) */
-		size_t pos = (size_t)s->prepos[e->cgroup];
-		for (size_t k = pos; k == pos || in_subtree(s, e->cgroup, k); k++)
-			if (s->cgroups[s->preorder[k]].stat_deferred)
-				need(d, s->preorder[k]);
+		deferred_in(s, e->cgroup, true, d);
 		return;
 	}
 	for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
@@ -528,7 +535,7 @@ static void need_entity(const struct cgoom_snapshot *s, const struct cgoom_candi
  * no such limit takes the top 2^round (doubling: a tree of empty or
  * protected leaves costs log rounds, not one round per leaf).
  */
-static void need_ranked(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+static void need_ranked(const struct cgoom_snapshot *s, struct cgoom_decision *d, unsigned round)
 {
 	size_t n = 0, lead, exact;
 	while (n < d->n_candidates && d->candidates[n].eligible)
@@ -539,7 +546,7 @@ static void need_ranked(const struct cgoom_snapshot *s, struct cgoom_decision *d
 		;
 	if (lead == 0)
 		return; /* the first is exact (or nothing is eligible): final */
-	size_t doubling = d->round < 20 ? (size_t)1 << d->round : n;
+	size_t doubling = round < 20 ? (size_t)1 << round : n;
 	d->needs_stat = exact > 0;
 	if (d->needs_stat) {
 		/* all bounded ones ahead of the first exact score, else the top */
@@ -552,34 +559,22 @@ static void need_ranked(const struct cgoom_snapshot *s, struct cgoom_decision *d
 		need_subtree(s, d->candidates[i].cgroup, d);
 }
 
-static int finish_needs(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+/* Not final yet: the needs sorted and unique, no victim, round + 1. */
+static int finish_needs(const struct cgoom_snapshot *s, struct cgoom_decision *d, unsigned round)
 {
-	if (d->n_needs == 0) {
-		d->round = 0;
-		return 0;
-	}
 	qsort(d->needs, d->n_needs, sizeof(int), cmp_int);
 	size_t w = 0;
 	for (size_t i = 0; i < d->n_needs; i++)
 		if (w == 0 || d->needs[w - 1] != d->needs[i])
 			d->needs[w++] = d->needs[i];
 	d->n_needs = w;
-	d->round++;
+	d->round = round + 1;
 	d->has_victim = false;
 	d->victim = d->victim_pid = d->victim_cgroup = d->scope = -1;
 	d->n_pids = 0;
 	snprintf(d->reason, sizeof(d->reason), "not final: %zu bounded cgroup%s in %s to read first",
 		 w, w == 1 ? "" : "s", s->cgroups[d->domain].path);
 	return 0;
-}
-
-static bool any_deferred(const struct cgoom_snapshot *s, int top)
-{
-	size_t pos = (size_t)s->prepos[top];
-	for (size_t k = pos; k == pos || in_subtree(s, top, k); k++)
-		if (s->cgroups[s->preorder[k]].deferred)
-			return true;
-	return false;
 }
 
 int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *ret)
@@ -598,6 +593,8 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 		return r;
 	ret->n_candidates = ret->n_pids = ret->n_needs = 0;
 	ret->needs_stat = false;
+	unsigned round = ret->round; /* of the needs asked for in a row */
+	ret->round = 0;              /* unless finish_needs() asks again */
 	ret->has_victim = ret->inflight = ret->use_cgroup_kill = false;
 	ret->victim = ret->victim_pid = ret->victim_cgroup = ret->scope = -1;
 	ret->inflight_pid = 0;
@@ -613,9 +610,10 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	 * is unbounded), and everything while a victim may be in flight (its
 	 * PID must be found wherever it is). */
 	if (s->cgroups[domain].deferred ||
-	    ((ret->policy == CGOOM_POLICY_NONE || s->n_inflight > 0) && any_deferred(s, domain))) {
+	    ((ret->policy == CGOOM_POLICY_NONE || s->n_inflight > 0) &&
+	     deferred_in(s, domain, false, NULL))) {
 		need_subtree(s, domain, ret);
-		return finish_needs(s, ret);
+		return finish_needs(s, ret, round);
 	}
 
 	/* like the kernel: while an earlier victim in this domain is dying,
@@ -629,7 +627,6 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 				snprintf(ret->reason, sizeof(ret->reason),
 					 "waiting: PID %d, killed earlier in %s, is still exiting",
 					 s->inflight[i], s->cgroups[domain].path);
-				ret->round = 0; /* final: no needs */
 				return 0;
 			}
 
@@ -638,10 +635,9 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	else
 		policy_cgroup(s, domain, ret);
 	qsort(ret->candidates, ret->n_candidates, sizeof(*ret->candidates), cmp_cand_qsort);
-	need_ranked(s, ret);
+	need_ranked(s, ret, round);
 	if (ret->n_needs)
-		return finish_needs(s, ret);
-	ret->round = 0;
+		return finish_needs(s, ret, round);
 
 	if (ret->n_candidates == 0 || !ret->candidates[0].eligible) {
 		snprintf(ret->reason, sizeof(ret->reason), "no eligible victim in %s (policy %s)",
@@ -661,8 +657,7 @@ int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decisi
 	fill_kill_set(s, domain, proc, ret);
 	/* the kill set is the whole memory.oom.group scope: read all of it */
 	if (ret->scope >= 0 && need_subtree(s, ret->scope, ret))
-		return finish_needs(s, ret);
+		return finish_needs(s, ret, round);
 	explain_reason(s, ret, proc);
-	ret->round = 0;
 	return 0;
 }

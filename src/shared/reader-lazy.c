@@ -83,13 +83,30 @@ static int read_u64_below(struct reader *rd, int dirfd, const char *name, const 
 	return cgoom_parse_u64(buf, (size_t)n, ret) < 0 ? -EBADMSG : 0;
 }
 
+/* The bound of cgroup REL below dirfd: memory.current and
+ * memory.swap.current (absent: 0, as the full read; not read at all with
+ * no_swap). < 0 when either cannot be had. */
+static int read_bound(struct reader *rd, int dirfd, const char *rel, bool no_swap,
+		      uint64_t *ret_cur, uint64_t *ret_swap)
+{
+	int r = read_u64_below(rd, dirfd, rel, "memory.current", ret_cur);
+
+	if (r < 0)
+		return r;
+	*ret_swap = 0;
+	if (no_swap)
+		return 0;
+	r = read_u64_below(rd, dirfd, rel, "memory.swap.current", ret_swap);
+	return r == -ENOENT ? 0 : r;
+}
+
 bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
 		    const char *path)
 {
 	struct stage ch = { .fd = -1, .xname = name, .path = path };
 	struct stat a;
 	uint64_t cur, swc;
-	int idx, r;
+	int idx;
 
 	/* Anything unusual (not a childless directory, a file missing or
 	 * malformed, a cgroup going away) is left to the full read, which
@@ -98,14 +115,9 @@ bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char 
 	 * directory swapped in under the name meanwhile can only be another
 	 * user's (mkdir makes it the caller's), which makes it less trusted,
 	 * never more. */
-	if (read_u64_below(rd, st->fd, name, "memory.current", &cur) < 0)
-		return false;
 	/* swap is charged hierarchically: none in the parent, none here */
-	if (st->swap_read && st->c.swap_current == 0 && parent > 0)
-		swc = 0;
-	else if ((r = read_u64_below(rd, st->fd, name, "memory.swap.current", &swc)) == -ENOENT)
-		swc = 0; /* as the full read: absent is 0 */
-	else if (r < 0)
+	if (read_bound(rd, st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
+		       &cur, &swc) < 0)
 		return false;
 	if (rd->cwd_at < 0 || rd->cwd_serial != st->serial) {
 		if (fchdir(st->fd) < 0)
@@ -179,16 +191,15 @@ static uint64_t bound_of(uint64_t current, const struct cgoom_cgroup *c)
 	return __builtin_add_overflow(current, c->swap_current, &r) ? UINT64_MAX : r;
 }
 
-/* The bound must hold for pruning to be right: memory.stat lagging
- * memory.current (or a hand-made tree) can break it; then nothing is
- * pruned any more. */
-static void check_bound(struct reader *rd, int idx)
+/* Whether cgroup idx's footprint is within its bound. It must be for
+ * pruning to be right: memory.stat lagging memory.current (or a
+ * hand-made tree) can break it; then nothing is pruned any more. */
+static bool bound_holds(const struct reader *rd, int idx)
 {
 	const struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 
-	if (c->stat_ok &&
-	    cgoom_memcg_footprint(rd->s, idx, NULL) > bound_of(c->current_ok ? c->current : 0, c))
-		rd->bound_broken = true;
+	return !c->stat_ok ||
+	       cgoom_memcg_footprint(rd->s, idx, NULL) <= bound_of(c->current_ok ? c->current : 0, c);
 }
 
 /* Reads the body of deferred cgroup idx, as the full read would have. */
@@ -222,10 +233,7 @@ static void expand_one(struct reader *rd, int idx)
 		goto gone;
 	}
 	rd_commit(rd, &st, idx);
-	/* the bound must hold for pruning to be right: memory.stat lagging
-	 * memory.current (or a hand-made tree) can break it; then nothing
-	 * is pruned any more */
-	check_bound(rd, idx);
+	rd->bound_broken |= !bound_holds(rd, idx);
 	goto out;
 gone:
 	/* kept as an empty cgroup: nothing in it can be chosen */
@@ -246,8 +254,7 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 	const char *rel = c->path + 1;
 	struct cgoom_memstat ms;
-	uint64_t cur, swc;
-	int fd, r;
+	int fd;
 
 	if (rd->no_openat2)
 		goto whole;
@@ -258,20 +265,13 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	c->stat = ms;
 	c->stat_ok = true;
 	c->stat_deferred = false;
-	if (cgoom_memcg_footprint(rd->s, idx, NULL) <= bound_of(c->current, c))
+	if (bound_holds(rd, idx))
 		return false;
 	/* above the bound read earlier: it may just have grown since, so
 	 * compare with a fresh bound before calling the bound broken */
-	if (read_u64_below(rd, rd->roots->cgroup_fd, rel, "memory.current", &cur) < 0)
+	if (read_bound(rd, rd->roots->cgroup_fd, rel, false, &c->current, &c->swap_current) < 0)
 		goto whole;
-	r = read_u64_below(rd, rd->roots->cgroup_fd, rel, "memory.swap.current", &swc);
-	if (r == -ENOENT)
-		swc = 0;
-	else if (r < 0)
-		goto whole;
-	c->current = cur;
-	c->swap_current = swc;
-	check_bound(rd, idx);
+	rd->bound_broken |= !bound_holds(rd, idx);
 	return false;
 whole:
 	expand_one(rd, idx);
