@@ -142,7 +142,10 @@ bool cgoom_cgroup_in_band(const struct cgoom_cgroup_sample *cur, const struct cg
  *    page cache the cgroup also holds (page cache alone never fires);
  *  - MAX when memory.current + margin >= memory.max and reclaim is
  *    failing: memory.events `max` or `oom` rose since the last check, or
- *    psi_fired (the domain's memory.pressure trigger went off);
+ *    psi_fired (the domain's memory.pressure trigger went off). When
+ *    memory.stat was read and the unreclaimable part is clear of the
+ *    margin, `max` and PSI come from page cache being reclaimed and only
+ *    `oom` counts;
  *  - HIGH (guarded only) when usage stays in the guard band while the
  *    allocator keeps hitting memory.high: a check that sees
  *    memory.current + margin >= memory.high and `high` risen starts the

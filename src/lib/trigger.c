@@ -106,7 +106,13 @@ enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
 				      const struct cgoom_cgroup_params *p, bool psi_fired,
 				      uint64_t now_us)
 {
-	bool failing = rose(st->last.max, cur->ev.max) || rose(st->last.oom, cur->ev.oom) || psi_fired;
+	/* `max` rising and PSI stalls also come with page cache being
+	 * reclaimed at the limit; once memory.stat says the unreclaimable
+	 * part is clear of the margin, only `oom` (reclaim found nothing)
+	 * counts as failing. */
+	bool soft = rose(st->last.max, cur->ev.max) || psi_fired;
+	bool cache_only = cur->unreclaim_valid && !within(cur->unreclaimable, p->margin, cur->max);
+	bool failing = rose(st->last.oom, cur->ev.oom) || (soft && !cache_only);
 	bool high_rose = rose(st->last.high, cur->ev.high);
 	st->last = cur->ev;
 

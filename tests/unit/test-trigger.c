@@ -469,6 +469,14 @@ static void test_cgroup_page_cache_never_fires(void)
 	s.unreclaimable = 30 * MiB;
 	for (uint64_t t = 0; t < 100; t++)
 		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, t * 1000), CGOOM_TRIGGER_NONE);
+	/* every charge hits max and reclaims cache: `max` rises, PSI stalls */
+	for (uint64_t t = 0; t < 100; t++) {
+		s.ev.max++;
+		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, t % 2 == 0, t * 1000), CGOOM_TRIGGER_NONE);
+	}
+	/* reclaim found nothing (the kernel's own OOM state): the backstop */
+	s.ev.oom++;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 200000), CGOOM_TRIGGER_MAX);
 	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
 }
 
