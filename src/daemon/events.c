@@ -110,7 +110,7 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 		  uint64_t reaction_us)
 {
 	struct metric_row *r = row(dm, domain);
-	if (r && (unsigned)policy < 3)
+	if (r && (unsigned)policy < DAEMON_N_POLICIES)
 		r->kills[policy]++;
 	dm->have_reaction = true;
 	dm->last_reaction_us = reaction_us;
@@ -150,7 +150,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
 	for (size_t i = 0; i < dm->n_rows; i++)
-		for (int p = 0; p < 3; p++) {
+		for (int p = 0; p < DAEMON_N_POLICIES; p++) {
 			if (!dm->rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");
@@ -316,4 +316,10 @@ int hook_run(struct daemon *dm, const char *json, size_t len)
 				    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
 	return status;
+}
+
+void domain_field(struct cgoom_strbuf *b, const struct domain *d)
+{
+	cgoom_strbuf_printf(b, "\"domain\": ");
+	cgoom_strbuf_json_string(b, d->path);
 }
