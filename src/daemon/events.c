@@ -19,7 +19,7 @@
 
 #include "daemon-internal.h"
 #include "log.h"
-#include "outfile.h"
+#include "safe-file.h"
 
 extern char **environ;
 
@@ -45,11 +45,11 @@ void events_open(struct daemon *dm)
 	if (!dm->cfg.event_log)
 		return;
 	/* root writing into a directory others may write to: no symlink,
-	 * FIFO or foreign file (outfile.h) */
-	int r = outfile_open_append(dm->cfg.event_log, &dm->event_fd);
+	 * FIFO or foreign file (safe-file.h) */
+	int r = sfile_open_append(dm->cfg.event_log, &dm->event_fd);
 	if (r < 0) {
 		dm->event_fd = -1;
-		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, outfile_strerror(r));
+		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, sfile_strerror(r));
 	}
 }
 
@@ -214,12 +214,12 @@ void metrics_write(struct daemon *dm)
 		log_warning("metrics_file: out of memory");
 		goto out;
 	}
-	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (outfile.h) */
+	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (safe-file.h) */
 	bool tmp_bad = false;
-	int r = outfile_replace(path, b.buf, b.len, &tmp_bad);
+	int r = sfile_replace(path, b.buf, b.len, &tmp_bad);
 	if (r < 0 && r != metrics_err)
 		log_warning("metrics_file %s%s: %s; not updated until this clears", path,
-			    tmp_bad ? ".tmp" : "", outfile_strerror(r));
+			    tmp_bad ? ".tmp" : "", sfile_strerror(r));
 	else if (r == 0 && metrics_err != 0)
 		log_info("metrics_file %s: written again", path);
 	metrics_err = r;

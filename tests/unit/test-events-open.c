@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The daemon's output files (src/shared/outfile.c, used by events.c for
- * event_log and metrics_file): a symlink, FIFO, directory or foreign file
+/* The daemon's files (src/shared/safe-file.c): the config (run.c and the
+ * CLI) must be a regular file under 1 MiB, never a FIFO waited on; for
+ * event_log and metrics_file (events.c) a symlink, FIFO, directory or foreign file
  * planted at the path or at PATH.tmp is refused and its target is left
  * untouched; ordinary files are appended to / replaced. Works in a fresh
  * temporary directory. */
@@ -12,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "safe-file.h"
 #include "tap.h"
 
 static char dir[64];
@@ -61,10 +62,10 @@ static void test_append_creates_and_appends(void)
 {
 	int fd = -1;
 	fresh();
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), 0);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), 0);
 	CHECK(write(fd, "a\n", 2) == 2);
 	close(fd);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), 0);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), 0);
 	CHECK(write(fd, "b\n", 2) == 2);
 	close(fd);
 	CHECK_STREQ(slurp(p_file), "a\nb\n");
@@ -79,13 +80,13 @@ static void test_append_refuses_symlink(void)
 	fresh();
 	put(p_target, "secret\n");
 	CHECK(symlink(p_target, p_file) == 0);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -ELOOP);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -ELOOP);
 	CHECK_STREQ(slurp(p_target), "secret\n");
 	/* a dangling one must not create its target either */
 	unlink(p_target);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -ELOOP);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -ELOOP);
 	CHECK(access(p_target, F_OK) < 0 && errno == ENOENT);
-	CHECK_STREQ(outfile_strerror(-ELOOP), "is a symbolic link (refused)");
+	CHECK_STREQ(sfile_strerror(-ELOOP), "is a symbolic link (refused)");
 	/* another user's symlink in a sticky world-writable directory (the
 	 * kernel answers EACCES there before O_NOFOLLOW's ELOOP): still
 	 * named a symlink */
@@ -93,7 +94,7 @@ static void test_append_refuses_symlink(void)
 		put(p_target, "secret\n");
 		CHECK(chmod(dir, 01777) == 0);
 		CHECK(lchown(p_file, 1000, 1000) == 0);
-		CHECK_EQ_INT(outfile_open_append(p_file, &fd), -ELOOP);
+		CHECK_EQ_INT(sfile_open_append(p_file, &fd), -ELOOP);
 		CHECK_STREQ(slurp(p_target), "secret\n");
 	}
 }
@@ -104,19 +105,19 @@ static void test_append_refuses_fifo_dir_hardlink(void)
 	fresh();
 	CHECK(mkfifo(p_file, 0600) == 0);
 	/* no reader: must not block, must refuse */
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -EINVAL);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -EINVAL);
 	/* with a reader: still refused */
 	int rfd = open(p_file, O_RDONLY | O_NONBLOCK);
 	CHECK(rfd >= 0);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -EINVAL);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -EINVAL);
 	close(rfd);
 	unlink(p_file);
 	CHECK(mkdir(p_file, 0755) == 0);
-	CHECK(outfile_open_append(p_file, &fd) == -EISDIR);
+	CHECK(sfile_open_append(p_file, &fd) == -EISDIR);
 	rmdir(p_file);
 	put(p_target, "secret\n");
 	CHECK(link(p_target, p_file) == 0);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -EMLINK);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -EMLINK);
 	CHECK_STREQ(slurp(p_target), "secret\n");
 }
 
@@ -128,7 +129,7 @@ static void test_append_refuses_foreign_owner(void)
 	fresh();
 	put(p_file, "theirs\n");
 	CHECK(chown(p_file, 1000, 1000) == 0);
-	CHECK_EQ_INT(outfile_open_append(p_file, &fd), -EPERM);
+	CHECK_EQ_INT(sfile_open_append(p_file, &fd), -EPERM);
 	CHECK_STREQ(slurp(p_file), "theirs\n");
 }
 
@@ -136,9 +137,9 @@ static void test_replace_writes(void)
 {
 	bool tmp = true;
 	fresh();
-	CHECK_EQ_INT(outfile_replace(p_file, "one\n", 4, &tmp), 0);
+	CHECK_EQ_INT(sfile_replace(p_file, "one\n", 4, &tmp), 0);
 	CHECK_STREQ(slurp(p_file), "one\n");
-	CHECK_EQ_INT(outfile_replace(p_file, "two\n", 4, &tmp), 0);
+	CHECK_EQ_INT(sfile_replace(p_file, "two\n", 4, &tmp), 0);
 	CHECK_STREQ(slurp(p_file), "two\n");
 	CHECK(access(p_tmp, F_OK) < 0);
 }
@@ -149,7 +150,7 @@ static void test_replace_refuses_symlink_at_tmp(void)
 	fresh();
 	put(p_target, "secret\n");
 	CHECK(symlink(p_target, p_tmp) == 0);
-	CHECK_EQ_INT(outfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
+	CHECK_EQ_INT(sfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
 	CHECK(tmp);
 	CHECK_STREQ(slurp(p_target), "secret\n");
 	struct stat st;
@@ -157,7 +158,7 @@ static void test_replace_refuses_symlink_at_tmp(void)
 	CHECK(access(p_file, F_OK) < 0);
 	/* dangling: its target is not created */
 	unlink(p_target);
-	CHECK_EQ_INT(outfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
+	CHECK_EQ_INT(sfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
 	CHECK(access(p_target, F_OK) < 0 && errno == ENOENT);
 }
 
@@ -167,7 +168,7 @@ static void test_replace_refuses_symlink_at_file(void)
 	fresh();
 	put(p_target, "secret\n");
 	CHECK(symlink(p_target, p_file) == 0);
-	CHECK_EQ_INT(outfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
+	CHECK_EQ_INT(sfile_replace(p_file, "metrics\n", 8, &tmp), -ELOOP);
 	CHECK(!tmp);
 	CHECK_STREQ(slurp(p_target), "secret\n");
 	CHECK(access(p_tmp, F_OK) < 0);
@@ -179,27 +180,27 @@ static void test_replace_stale_tmp_and_others(void)
 	fresh();
 	/* our own leftover from a crash: removed and replaced */
 	put(p_tmp, "stale\n");
-	CHECK_EQ_INT(outfile_replace(p_file, "new\n", 4, &tmp), 0);
+	CHECK_EQ_INT(sfile_replace(p_file, "new\n", 4, &tmp), 0);
 	CHECK_STREQ(slurp(p_file), "new\n");
 	/* a directory or a FIFO at .tmp: refused, left there */
 	CHECK(mkdir(p_tmp, 0755) == 0);
-	CHECK_EQ_INT(outfile_replace(p_file, "x\n", 2, &tmp), -EISDIR);
+	CHECK_EQ_INT(sfile_replace(p_file, "x\n", 2, &tmp), -EISDIR);
 	CHECK(tmp);
 	rmdir(p_tmp);
 	CHECK(mkfifo(p_tmp, 0600) == 0);
-	CHECK_EQ_INT(outfile_replace(p_file, "x\n", 2, &tmp), -EINVAL);
+	CHECK_EQ_INT(sfile_replace(p_file, "x\n", 2, &tmp), -EINVAL);
 	unlink(p_tmp);
 	/* a hard link to something else at .tmp */
 	put(p_target, "secret\n");
 	CHECK(link(p_target, p_tmp) == 0);
-	CHECK_EQ_INT(outfile_replace(p_file, "x\n", 2, &tmp), -EMLINK);
+	CHECK_EQ_INT(sfile_replace(p_file, "x\n", 2, &tmp), -EMLINK);
 	CHECK_STREQ(slurp(p_target), "secret\n");
 	unlink(p_tmp);
 	CHECK_STREQ(slurp(p_file), "new\n");
 	if (geteuid() == 0) {
 		put(p_tmp, "theirs\n");
 		CHECK(chown(p_tmp, 1000, 1000) == 0);
-		CHECK_EQ_INT(outfile_replace(p_file, "x\n", 2, &tmp), -EPERM);
+		CHECK_EQ_INT(sfile_replace(p_file, "x\n", 2, &tmp), -EPERM);
 		CHECK_STREQ(slurp(p_tmp), "theirs\n");
 	}
 }
@@ -210,13 +211,36 @@ static void test_replace_missing_dir(void)
 	char p[192];
 	fresh();
 	snprintf(p, sizeof(p), "%s/gone/out", dir);
-	CHECK_EQ_INT(outfile_replace(p, "x\n", 2, &tmp), -ENOENT);
+	CHECK_EQ_INT(sfile_replace(p, "x\n", 2, &tmp), -ENOENT);
 	/* the directory comes back: works again */
 	snprintf(p, sizeof(p), "%s/gone", dir);
 	CHECK(mkdir(p, 0755) == 0);
 	snprintf(p, sizeof(p), "%s/gone/out", dir);
-	CHECK_EQ_INT(outfile_replace(p, "x\n", 2, &tmp), 0);
+	CHECK_EQ_INT(sfile_replace(p, "x\n", 2, &tmp), 0);
 	CHECK_STREQ(slurp(p), "x\n");
+}
+
+static void test_open_read(void)
+{
+	int fd = -1;
+	fresh();
+	put(p_file, "[daemon]\n");
+	CHECK_EQ_INT(sfile_open_read(p_file, 100, &fd), 0);
+	char b[16];
+	CHECK(read(fd, b, sizeof(b)) == 9);
+	close(fd);
+	/* a symlink is the admin's choice: followed */
+	CHECK(symlink(p_file, p_target) == 0);
+	CHECK_EQ_INT(sfile_open_read(p_target, 100, &fd), 0);
+	close(fd);
+	CHECK_EQ_INT(sfile_open_read(p_file, 8, &fd), -EFBIG);
+	CHECK_EQ_INT(sfile_open_read(dir, 100, &fd), -EISDIR);
+	unlink(p_file);
+	/* a FIFO: refused at once, with or without a writer */
+	CHECK(mkfifo(p_file, 0600) == 0);
+	CHECK_EQ_INT(sfile_open_read(p_file, 100, &fd), -EINVAL);
+	CHECK_EQ_INT(sfile_open_read("/dev/null", 100, &fd), -EINVAL);
+	CHECK_STREQ(sfile_strerror(-EFBIG), "is too large (refused)");
 }
 
 int main(void)
@@ -232,6 +256,7 @@ int main(void)
 		TAP(test_replace_refuses_symlink_at_file),
 		TAP(test_replace_stale_tmp_and_others),
 		TAP(test_replace_missing_dir),
+		TAP(test_open_read),
 		{ 0 },
 	});
 	fresh(); /* removes the last one */

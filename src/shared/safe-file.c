@@ -5,10 +5,11 @@
  * subdirectory) must not be able to make cgoom write through a symlink
  * they planted (at the file or at its .tmp), nor hang it on a FIFO.
  */
-#include "outfile.h"
+#include "safe-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static int refuse_stat(const struct stat *st)
 	return 0;
 }
 
-int outfile_open_append(const char *path, int *ret_fd)
+int sfile_open_append(const char *path, int *ret_fd)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a reader; O_NOCTTY:
 	 * a terminal must not become ours. Both are dropped once we know it
@@ -100,7 +101,7 @@ static int open_tmp(const char *tmp)
 	return -EEXIST;
 }
 
-int outfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp)
+int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp)
 {
 	struct stat st;
 	bool tmp_bad = false;
@@ -144,7 +145,32 @@ out:
 	return r;
 }
 
-const char *outfile_strerror(int r)
+int sfile_open_read(const char *path, size_t max, int *ret_fd)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode))
+		r = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		r = -EFBIG;
+	else if (fcntl(fd, F_SETFL, 0) < 0)
+		r = -errno;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+const char *sfile_strerror(int r)
 {
 	switch (r) {
 	case -ELOOP:
@@ -157,6 +183,8 @@ const char *outfile_strerror(int r)
 		return "is owned by another user (refused)";
 	case -EMLINK:
 		return "has other hard links (refused)";
+	case -EFBIG:
+		return "is too large (refused)";
 	default:
 		return strerror(-r);
 	}
