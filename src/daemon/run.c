@@ -37,6 +37,7 @@
 #include "daemon-internal.h"
 #include "daemon.h"
 #include "log.h"
+#include "safe-file.h"
 
 #define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
@@ -54,14 +55,19 @@ uint64_t daemon_now_us(void)
  * Errors are logged as "FILE:LINE: msg". */
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
-	FILE *f = fopen(path, "re");
+	/* a FIFO, a directory or a huge file put there is refused, never
+	 * waited on or read in part (issue 15) */
+	int fd = -1;
+	int e = -sfile_open_read(path, 1u << 20, &fd);
+	FILE *f = e ? NULL : fdopen(fd, "re");
 	if (!f) {
-		if (errno == ENOENT && !given) {
+		if (!e)
+			e = errno, close(fd);
+		if (e == ENOENT && !given) {
 			cgoom_config_init(ret);
 			return 0;
 		}
-		int e = errno;
-		log_error("%s: %s", path, strerror(e));
+		log_error("%s: %s", path, sfile_strerror(-e));
 		return -e;
 	}
 	struct cgoom_strbuf b = { 0 };
