@@ -15,10 +15,47 @@
 
 /* ---- roots ---- */
 
+/* The host's cgroup mount point: the default --cgroup-root. */
+#define HOST_CGROUP_ROOT "/sys/fs/cgroup"
+
+/* Whether fd is the very directory at path (same device and inode). */
+static bool fd_is_path(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+int cgoom_roots_check_v2(const char *path, unsigned long f_type, bool is_host_mount, char *err,
+			 size_t errcap)
+{
+	const char *what;
+
+	if (f_type == CGOOM_CGROUP2_MAGIC)
+		return 0;
+	if (f_type == CGOOM_CGROUP1_MAGIC)
+		what = "a cgroup v1 controller hierarchy";
+	else if (is_host_mount && f_type == CGOOM_TMPFS_MAGIC)
+		what = "a tmpfs of cgroup v1 hierarchies (a legacy or hybrid layout)";
+	else if (is_host_mount)
+		what = "not a cgroup2 mount";
+	else
+		return 0; /* an ordinary directory: a fixture tree */
+	if (err && errcap)
+		snprintf(err, errcap,
+			 "%s: %s; cgoom needs the unified cgroup v2 hierarchy: boot with "
+			 "systemd.unified_cgroup_hierarchy=1 (systemd) or cgroup_no_v1=all on the "
+			 "kernel command line",
+			 path, what);
+	return -EMEDIUMTYPE;
+}
+
 int cgoom_roots_open(const char *cgroup_root, const char *proc_root, struct cgoom_roots *ret,
 		     char *err, size_t errcap)
 {
 	struct cgoom_roots r = { .cgroup_fd = -1, .proc_fd = -1 };
+	struct statfs sf;
 	const char *failed = cgroup_root;
 	int e = 0;
 
@@ -30,7 +67,15 @@ int cgoom_roots_open(const char *cgroup_root, const char *proc_root, struct cgoo
 	}
 	if (r.cgroup_fd < 0 || r.proc_fd < 0)
 		e = -errno;
-	else {
+	else if (fstatfs(r.cgroup_fd, &sf) < 0) {
+		e = -errno;
+		failed = cgroup_root;
+	}
+	else if ((e = cgoom_roots_check_v2(cgroup_root, (unsigned long)sf.f_type,
+					   fd_is_path(r.cgroup_fd, HOST_CGROUP_ROOT), err, errcap)) < 0) {
+		cgoom_roots_close(&r);
+		return e;
+	} else {
 		r.cgroup_path = strdup(cgroup_root);
 		r.proc_path = strdup(proc_root);
 		if (!r.cgroup_path || !r.proc_path)

@@ -467,3 +467,28 @@ load_zram() {
 	while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
 }
+
+# --- snapshots for a host-side oracle (tests/vm/trials) -------------------
+# snap_take DIR DOMAIN: copy out of the live system what victim selection
+# in DOMAIN depends on (SPEC 2-5, 7), laid out as a fixture tree that
+# tests/property/model.py reads: DIR/cg/<cgroup>/<file> (cgroup.controllers,
+# cgroup.procs and the memory.* files the spec reads), DIR/owners
+# ("REL UID" per cgroup), DIR/xattrs (vmxattr dump), DIR/proc/<pid>/
+# {status,stat,oom_score_adj} for every process in DOMAIN, DIR/proc/meminfo,
+# DIR/proc/net/sockstat and DIR/cgoom.conf.
+# (vmxattr snap does the copying in one process: forks are slow in TCG.)
+snap_take() {
+	rm -rf "$1"
+	vmxattr snap "$CG" "$2" "$1" || return 1
+	[ -f "$CGOOM_CONF" ] && cp "$CGOOM_CONF" "$1/cgoom.conf"
+	return 0
+}
+
+# snap_send DIR TAG: DIR as a gzipped tar, base64, one "CGOOM-SNAP TAG
+# <line>" per line on the results port (the host reassembles it).
+snap_send() {
+	port=/dev/ttyS1
+	[ -w "$port" ] || port=/dev/stdout
+	tar -C "$1" -czf - . | base64 | sed "s/^/CGOOM-SNAP $2 /" >> "$port"
+	echo "CGOOM-SNAP-END $2" >> "$port"
+}
