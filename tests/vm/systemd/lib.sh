@@ -23,16 +23,32 @@ sd_hog() {
 		-p StandardOutput="file:$VM_TMP/$unit.out" -p StandardError="file:$VM_TMP/$unit.err" \
 		"${opts[@]}" /vm/bin/memhog "$mb" $rate ||
 		fail "systemd-run --unit=$unit ${opts[*]} memhog $mb $rate failed"
-	echo "$unit $mb" >> "$HOGS"
+	echo "$unit $mb 1" >> "$HOGS"
 }
+
+# sd_hog_sh UNIT NREADY SHELL_COMMAND [systemd-run OPTIONS...]: a service
+# running `sh -c SHELL_COMMAND` that starts NREADY memhogs (each prints
+# "ready PID" to the unit's output file).
+sd_hog_sh() {
+	local unit=$1 n=$2 cmd=$3
+	shift 3
+	rm -f "$VM_TMP/$unit.out"
+	systemd-run --quiet --unit="$unit" \
+		-p StandardOutput="file:$VM_TMP/$unit.out" -p StandardError="file:$VM_TMP/$unit.err" \
+		"$@" /bin/sh -c "$cmd" || fail "systemd-run --unit=$unit $* sh -c '$cmd' failed"
+	echo "$unit sh $n" >> "$HOGS"
+}
+
+# sd_hog_pids UNIT: the pids of UNIT's memhogs (from their "ready" lines).
+sd_hog_pids() { sorted_pids "$(sed -n 's/^ready //p' "$VM_TMP/$1.out" 2>/dev/null)"; }
 
 # sd_hogs_wait [SECONDS]: every sd_hog has printed "ready PID".
 sd_hogs_wait() {
-	local limit=$(( ${1:-90} * 10 )) i=0 missing unit mb
+	local limit=$(( ${1:-90} * 10 )) i=0 missing unit mb n
 	while :; do
 		missing=0
-		while read -r unit mb; do
-			grep -q '^ready ' "$VM_TMP/$unit.out" 2>/dev/null && continue
+		while read -r unit mb n; do
+			[ "$(grep -c '^ready ' "$VM_TMP/$unit.out" 2>/dev/null)" -ge "$n" ] && continue
 			if [ "$(systemctl is-active "$unit.service")" != active ]; then
 				diag_file "$VM_TMP/$unit.err"
 				fail "hog $unit ($mb MiB) ended before ready: $(systemctl show -P Result "$unit.service")"
@@ -55,9 +71,9 @@ sd_state() { systemctl is-active "$1.service" 2>/dev/null; }
 
 # sd_hog_table: unit, pid, state and result of every hog (for the log).
 sd_hog_table() {
-	local unit mb
+	local unit mb n
 	printf '    %-16s %5s %-10s %-10s %s\n' UNIT MiB STATE RESULT CGROUP
-	while read -r unit mb; do
+	while read -r unit mb n; do
 		printf '    %-16s %5s %-10s %-10s %s\n' "$unit" "$mb" "$(sd_state "$unit")" \
 			"$(sd_result "$unit")" "$(sd_cg "$unit.service")"
 	done < "$HOGS"
@@ -118,8 +134,13 @@ sd_cleanup_all() {
 	[ -n "$units" ] && systemctl kill -s KILL $units > /dev/null 2>&1
 	[ -n "$units" ] && systemctl stop $units > /dev/null 2>&1
 	systemctl reset-failed > /dev/null 2>&1
-	rm -f "$CGOOM_CONF" /etc/systemd/system/cgoom.service.d/vm-*.conf
+	rm -f "$CGOOM_CONF" /etc/systemd/system/cgoom.service.d/vm-*.conf /run/systemd/system/vm*.slice \
+		/run/systemd/system/*.d/vm-*.conf /run/systemd/oomd.conf.d/99-vm.conf
+	swapoff -a 2>/dev/null
+	rm -f /swapfile
 	systemctl daemon-reload
+	# scenarios may stop systemd-oomd (two killers); Debian runs it
+	systemctl is-enabled -q systemd-oomd.service && systemctl start systemd-oomd.service 2>/dev/null
 	left=$(systemctl list-units --all --plain --no-legend 'vm-*' | awk '$3 == "active" { print $1 }' | tr '\n' ' ')
 	stray=$(pidof memhog)
 	[ -n "$left$stray" ] || return 0
