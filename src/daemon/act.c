@@ -293,14 +293,19 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
 	uint64_t now = daemon_now_us();
-	bool from_standby = standby_check(dm, d, now, ev->level) == SB_USE;
+	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
 		report_trigger(dm, ev);
 		return;
 	}
 	struct standby *sb = d->standby;
-	uint64_t kernel;
-	if (!confirm(dm, ev, &kernel)) {
+	uint64_t kernel, t_ready = daemon_now_us();
+	bool ok = confirm(dm, ev, &kernel);
+	uint64_t t_confirmed = daemon_now_us();
+	log_debug("%s: act: detected +%llu us, decision ready +%llu us (%s), confirmed +%llu us",
+		  d->path, (unsigned long long)(now - ev->t0), (unsigned long long)(t_ready - ev->t0),
+		  from_standby ? "standby" : "decided now", (unsigned long long)(t_confirmed - ev->t0));
+	if (!ok) {
 		report_trigger(dm, ev);
 		report_cleared(dm, ev, kernel);
 		standby_drop(d);
