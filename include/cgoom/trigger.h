@@ -212,11 +212,17 @@ uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
 /* Near a line the next sample comes at about half the time the measured
  * growth needs to cross it, never sooner than this. */
 #define CGOOM_SAMPLE_FLOOR_US 1000ULL
+/* Without measured growth, the worst case (the fill rate) still samples
+ * at least this often once the line is close: 60 MiB at 6000 MiB/s. */
+#define CGOOM_SAMPLE_NEAR_US 10000ULL
+/* A rate estimate decays to zero over this long without growth. */
+#define CGOOM_RATE_FORGET_US 2000000ULL
 
 /* A growth-rate estimate of one quantity (bytes per second). The
- * estimate jumps up to any faster rate seen and halves per sample when
- * growth slows or stops (the backoff), so one quiet sample does not
- * forget a grower and a stopped one is forgotten in a few samples. */
+ * estimate jumps up to any faster rate seen and decays linearly to zero
+ * over CGOOM_RATE_FORGET_US when growth slows or stops (the backoff), so
+ * a burst is remembered across quiet samples (memory.current moves in
+ * per-CPU batches, and a throttled grower in bursts). */
 struct cgoom_rate {
 	uint64_t last_value, last_us;
 	uint64_t bytes_per_s;
@@ -227,10 +233,11 @@ struct cgoom_rate {
  * advance, only records it; time that went backwards restarts. */
 void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us);
 
-/* The next sample's delay: the earlyoom-style interval at the worst-case
- * rate (cgoom_poll_interval_us(headroom, worst_rate): 100 ms .. 1 s, so
- * the idle cost is earlyoom's), shortened to headroom / rate / 2 when the
- * measured rate says the line comes sooner, floored at
+/* The next sample's delay: the time the line takes at the worst-case
+ * rate (headroom / worst_rate, clamped to [CGOOM_SAMPLE_NEAR_US,
+ * CGOOM_POLL_MAX_US]: a domain 6 GiB or more from its line is sampled
+ * once a second, as earlyoom does), shortened to headroom / rate / 2
+ * when the measured rate says the line comes sooner, floored at
  * CGOOM_SAMPLE_FLOOR_US. rate 0 (no growth) gives the worst-case
  * interval alone: the backoff. */
 uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate);

@@ -233,9 +233,12 @@ static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t
 
 /* ---- the kill ---- */
 
-/* Signals d's standby; moves it into d->kill. Allocates nothing up to
- * the signal (the standby holds the pidfds, watches and exit flags). */
-static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now)
+/* Signals d's standby (then process_mrelease, then the xattr count);
+ * moves it into d->kill; *ret_signal_us: when the signal went out.
+ * Allocates nothing (the standby holds the pidfds, watches and exit
+ * flags). */
+static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
+			     uint64_t *ret_signal_us)
 {
 	struct standby *sb = d->standby;
 	if (sb->xattr_fd >= 0) {
@@ -244,6 +247,9 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 			log_debug("%s: user.oomd_ooms: %s", d->path, strerror(-r));
 	}
 	cgoom_kill_signal(dm->roots.cgroup_fd, sb->scope_path, sb->dec.use_cgroup_kill, sig, &sb->res);
+	*ret_signal_us = daemon_now_us();
+	if (sig == SIGKILL)
+		cgoom_kill_release(&sb->res);
 	if (sb->xattr_fd >= 0 && sb->res.n_signalled > 0)
 		sysd_xattr_add(sb->xattr_fd, "user.oomd_kill", (uint64_t)sb->res.n_signalled);
 	d->standby = NULL;
@@ -293,14 +299,19 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
 	uint64_t now = daemon_now_us();
-	bool from_standby = standby_check(dm, d, now, ev->level) == SB_USE;
+	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
 		report_trigger(dm, ev);
 		return;
 	}
 	struct standby *sb = d->standby;
-	uint64_t kernel;
-	if (!confirm(dm, ev, &kernel)) {
+	uint64_t kernel, t_ready = daemon_now_us();
+	bool ok = confirm(dm, ev, &kernel);
+	uint64_t t_confirmed = daemon_now_us();
+	log_debug("%s: act: detected +%llu us, decision ready +%llu us (%s), confirmed +%llu us",
+		  d->path, (unsigned long long)(now - ev->t0), (unsigned long long)(t_ready - ev->t0),
+		  from_standby ? "standby" : "decided now", (unsigned long long)(t_confirmed - ev->t0));
+	if (!ok) {
 		report_trigger(dm, ev);
 		report_cleared(dm, ev, kernel);
 		standby_drop(d);
@@ -317,8 +328,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 			if (!json.failed)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
 		}
-		kr = kill_from_standby(dm, d, sig, ev->t0);
-		t1 = daemon_now_us();
+		kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
 		sb = d->kill.sb; /* moved */
 	}
 	/* everything below runs after the signal */

@@ -66,8 +66,17 @@ struct standby {
 	int xattr_fd;                 /* the victim's cgroup dir (systemd protocol), or -1 */
 	uint64_t decided_us;
 	uint64_t level_at;            /* the domain's level when decided (standby_judge) */
+	uint64_t lead;                /* standby_lead() of dec */
 	uint64_t kills_at;            /* dm->kills_started when decided */
 	size_t skipped_at;            /* res.n_skipped when prepared */
+	/* the ranking re-check (cgroup entities only; rank_fds NULL: none) */
+	struct rank_fds {
+		int current_fd, swap_fd;
+		int64_t bias_term; /* score - footprint at the decision */
+		bool ahead;
+	} *rank_fds;            /* [0] the victim (current_fd: memory.stat), then rivals */
+	size_t n_rank_fds;
+	struct rank_bound *rank_buf; /* n_rank_fds - 1, preallocated */
 	bool ready;                   /* a victim with at least one verified target */
 };
 
@@ -143,6 +152,7 @@ struct daemon {
 	size_t n_domains, cap_domains;
 	uint64_t next_rescan_us, next_metrics_us;
 	uint64_t kills_started; /* a standby decided before a later kill is stale */
+	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
 
 	int *inflight;
 	size_t cap_inflight;
@@ -167,6 +177,8 @@ struct trigger_event {
 	uint64_t next_us;        /* the next sample's delay */
 	bool approach;           /* near the line: keep a standby decision */
 	uint64_t level;          /* the quantity the standby is judged on */
+	uint64_t headroom;       /* bytes from level to the line */
+	uint64_t rate;           /* measured growth of level, bytes/s */
 	bool gone;               /* the cgroup vanished: close the domain */
 	bool max_changed;        /* memory.max changed: re-apply the guard band */
 	uint64_t kernel_kills;   /* kernel OOM kills seen since the last sample */
@@ -220,7 +232,22 @@ void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
 
 /* ---- standby.c ---- */
 
-enum sb_verdict { SB_USE, SB_REDECIDE, SB_DROP };
+/* SB_STALE: usable as far as its processes go, but the level moved or
+ * time passed enough that the ranking may have changed (at the crossing,
+ * a ranking re-check can still clear it: standby_rank_holds). */
+enum sb_verdict { SB_USE, SB_STALE, SB_REDECIDE, SB_DROP };
+
+/* One rival of a standby's victim, re-read at the crossing: an upper
+ * bound of its score now is memory.current + memory.swap.current (what
+ * its footprint is made of is charged there) plus its bias. */
+struct rank_bound {
+	int64_t score_upper;
+	bool ahead; /* before the victim in the walk: wins a tie */
+};
+/* Pure: whether the victim, scoring victim_now (a lower bound: its
+ * footprint read from memory.stat now, plus its bias), still beats
+ * every rival's upper bound. */
+bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n);
 
 /* What standby_judge looks at: plain numbers, so it is pure. */
 struct standby_view {
@@ -243,13 +270,18 @@ bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_deci
 /* Makes (or remakes) d's standby decision: fresh lazy snapshot, settings,
  * selection, pidfds opened and verified. 0, or -errno (logged). */
 int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
-/* The verdict on d's standby now, after re-validating its targets
- * (allocates nothing). */
-enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+/* The verdict on d's standby now (crossing: the trigger fired), after
+ * re-validating its targets (allocates nothing). */
+enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			      bool crossing);
 void standby_free(struct standby *sb); /* NULL-safe */
 void standby_drop(struct domain *d);
-/* Limits for d (level_delta from its margin). */
-struct standby_limits standby_limits_of(const struct daemon *dm, const struct domain *d);
+/* The victim's lead over the next eligible candidate of its tier, in
+ * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */
+uint64_t standby_lead(const struct cgoom_decision *dec);
+/* Limits for a standby: level_delta half its lead on the approach, the
+ * whole lead at the crossing. */
+struct standby_limits standby_limits_of(const struct standby *sb, bool crossing);
 
 /* ---- act.c (the actor) ---- */
 

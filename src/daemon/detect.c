@@ -25,7 +25,7 @@
 
 /* A standby decision is kept while the line is closer than the margin or
  * than this much of the measured growth. */
-#define STANDBY_LOOKAHEAD_US 250000ULL
+#define STANDBY_LOOKAHEAD_US 1000000ULL
 
 static uint64_t above(uint64_t v, uint64_t floor)
 {
@@ -198,6 +198,8 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	uint64_t worst = cgoom_system_interval_us(&lv);
 	ret->next_us = next < worst ? next : worst;
 	ret->level = used;
+	ret->headroom = headroom;
+	ret->rate = rate;
 	uint64_t near = lookahead_bytes(rate);
 	ret->approach = headroom <= (lv.mem_min > near ? lv.mem_min : near);
 }
@@ -254,6 +256,8 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	}
 	ret->next_us = next;
 	ret->level = level;
+	ret->headroom = headroom;
+	ret->rate = rate;
 	uint64_t near = lookahead_bytes(rate);
 	ret->approach = headroom <= (d->params.margin > near ? d->params.margin : near);
 }

@@ -126,6 +126,15 @@ static void arm_sampling(struct daemon *dm)
 
 /* ---- acting on what a detector saw ---- */
 
+/* Bytes grown in us microseconds at rate bytes/s, saturating. */
+static uint64_t grown(uint64_t rate, uint64_t us)
+{
+	uint64_t whole = rate / 1000000, part = rate % 1000000;
+	if (whole && us > UINT64_MAX / whole)
+		return UINT64_MAX;
+	return whole * us + part * us / 1000000;
+}
+
 static void handle(struct daemon *dm, const struct trigger_event *ev)
 {
 	struct domain *d = ev->d;
@@ -149,9 +158,17 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 		standby_drop(d);
 		return;
 	}
-	/* near the line: keep the decision ready (made again when stale) */
-	if (standby_check(dm, d, ev->t0, ev->level) != SB_USE)
-		standby_prepare(dm, d, daemon_now_us(), ev->level);
+	log_debug("%s: approach: level %llu, headroom %llu, rate %llu B/s, next sample in %llu us",
+		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
+		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
+	/* near the line: keep the decision ready (made again when stale,
+	 * unless the line could be crossed while it is being made: the
+	 * crossing then judges the one there is) */
+	if (standby_check(dm, d, ev->t0, ev->level, false) == SB_USE)
+		return;
+	if (d->standby && d->standby->ready && ev->headroom / 2 < grown(ev->rate, dm->prepare_cost_us))
+		return;
+	standby_prepare(dm, d, daemon_now_us(), ev->level);
 }
 
 static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
@@ -336,6 +353,9 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	dm->config_path = o->config ? o->config : "/etc/cgoom.conf";
 	dm->dry_run = o->dry_run;
 	const char *once = getenv("CGOOM_RUN_ONCE");
+	const char *debug = getenv("CGOOM_DEBUG");
+	if (debug && strcmp(debug, "1") == 0)
+		cgoom_log_set_max_level(CGOOM_LOG_DEBUG);
 	dm->once = once && strcmp(once, "1") == 0;
 	cgoom_config_init(&dm->cfg);
 	int rc = CGOOM_DAEMON_EXIT_RUNTIME;

@@ -7,11 +7,18 @@
  * costs a re-validation of those pidfds and a signal, and allocates
  * nothing.
  *
- * A standby is made again when it may be stale: the domain's level
- * moved by more than half the margin since (the ranking may have
- * changed), it is older than STANDBY_MAX_AGE_US, a kill happened since
- * anywhere (the in-flight set changed), or a target exited, was reused
- * or became protected. It is dropped when the domain goes.
+ * A standby is made again when it may be stale. Its victim led the
+ * runner-up by `lead` bytes of score (standby_lead); growth of the
+ * domain since the decision by more than that could have changed the
+ * ranking (if nothing shrank meanwhile: a heuristic, not a proof). On
+ * the way to the line it is refreshed when the level moved by half the
+ * lead or it is older than STANDBY_MAX_AGE_US, except when the line is
+ * closer than two preparations' time (a refresh then would make the
+ * daemon miss the crossing). At the crossing it is used when the level
+ * moved by at most the lead, it is at most twice that age, no kill
+ * happened since anywhere (the in-flight set changed) and its targets
+ * re-validate (none exited, was reused or became protected); otherwise
+ * the decision is made again right there. Dropped when the domain goes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +30,6 @@
 #include "log.h"
 
 #define STANDBY_MAX_AGE_US 1000000ULL
-#define STANDBY_MIN_DELTA (1ULL << 20)
 
 enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, uint64_t now_us,
 			      uint64_t level_now, uint64_t kills_now, const struct standby_limits *l)
@@ -32,13 +38,13 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 		return SB_DROP;
 	if (!v->present || !v->ready || v->n_skipped > 0)
 		return SB_REDECIDE;
-	if (kills_now != v->kills_at)
+	if (kills_now != v->kills_at || now_us < v->decided_us)
 		return SB_REDECIDE;
-	if (now_us < v->decided_us || now_us - v->decided_us > l->max_age_us)
-		return SB_REDECIDE;
+	if (now_us - v->decided_us > l->max_age_us)
+		return SB_STALE;
 	uint64_t moved = level_now > v->level_at ? level_now - v->level_at : v->level_at - level_now;
 	if (moved > l->level_delta)
-		return SB_REDECIDE;
+		return SB_STALE;
 	return SB_USE;
 }
 
@@ -53,19 +59,153 @@ bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_deci
 	return a->n_pids == 0 || memcmp(a->pids, b->pids, a->n_pids * sizeof(*a->pids)) == 0;
 }
 
-struct standby_limits standby_limits_of(const struct daemon *dm, const struct domain *d)
+uint64_t standby_lead(const struct cgoom_decision *dec)
 {
-	uint64_t m = d->system ? dm->sys_mem_min : d->params.margin;
-	struct standby_limits l = { .level_delta = m / 2, .max_age_us = STANDBY_MAX_AGE_US };
-	if (l.level_delta < STANDBY_MIN_DELTA)
-		l.level_delta = STANDBY_MIN_DELTA;
+	if (!dec->has_victim || dec->victim < 0 || (size_t)dec->victim >= dec->n_candidates)
+		return 0;
+	const struct cgoom_candidate *v = &dec->candidates[dec->victim];
+	for (size_t i = (size_t)dec->victim + 1; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		if (!c->eligible)
+			continue;
+		if (c->pref != v->pref)
+			return UINT64_MAX; /* a lower tier: growth cannot lift it */
+		return v->score > c->score ? (uint64_t)(v->score - c->score) : 0;
+	}
+	return UINT64_MAX; /* no rival */
+}
+
+struct standby_limits standby_limits_of(const struct standby *sb, bool crossing)
+{
+	uint64_t lead = sb ? sb->lead : 0;
+	/* on the way, refreshed every half lead; at the crossing, usable
+	 * while the growth since could not have closed the lead */
+	struct standby_limits l = { .level_delta = crossing ? lead : lead / 2,
+				    .max_age_us = crossing ? 2 * STANDBY_MAX_AGE_US
+							   : STANDBY_MAX_AGE_US };
 	return l;
+}
+
+bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rivals[i].score_upper > victim_now ||
+		    (rivals[i].score_upper == victim_now && rivals[i].ahead))
+			return false;
+	return true;
+}
+
+static void rank_fds_free(struct standby *sb)
+{
+	for (size_t i = 0; i < sb->n_rank_fds; i++) {
+		if (sb->rank_fds[i].current_fd >= 0)
+			close(sb->rank_fds[i].current_fd);
+		if (sb->rank_fds[i].swap_fd >= 0)
+			close(sb->rank_fds[i].swap_fd);
+	}
+	free(sb->rank_fds);
+	free(sb->rank_buf);
+	sb->rank_fds = NULL;
+	sb->rank_buf = NULL;
+	sb->n_rank_fds = 0;
+}
+
+#define RANK_MAX_RIVALS 32
+
+/* Opens what the ranking re-check reads: the victim entity's memory.stat
+ * and memory.swap.current, each rival's memory.current and
+ * memory.swap.current. Only for cgroup entities (leaf, tree) with at most
+ * RANK_MAX_RIVALS eligible rivals in the victim's tier; else none (the
+ * crossing then re-decides when stale). */
+static void rank_fds_open(struct daemon *dm, struct standby *sb)
+{
+	const struct cgoom_decision *dec = &sb->dec;
+	const struct cgoom_candidate *v = &dec->candidates[dec->victim];
+	if (v->kind != CGOOM_KIND_LEAF && v->kind != CGOOM_KIND_TREE)
+		return;
+	size_t n = 1;
+	for (size_t i = 0; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		if ((int)i == dec->victim || !c->eligible || c->pref != v->pref)
+			continue;
+		if ((c->kind != CGOOM_KIND_LEAF && c->kind != CGOOM_KIND_TREE) || n > RANK_MAX_RIVALS)
+			return;
+		n++;
+	}
+	sb->rank_fds = calloc(n, sizeof(*sb->rank_fds));
+	sb->rank_buf = calloc(n, sizeof(*sb->rank_buf));
+	if (!sb->rank_fds || !sb->rank_buf) {
+		rank_fds_free(sb);
+		return;
+	}
+	for (size_t i = 0, k = 1; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		bool victim = (int)i == dec->victim;
+		if (!victim && (!c->eligible || c->pref != v->pref))
+			continue;
+		struct rank_fds *f = &sb->rank_fds[victim ? 0 : k++];
+		sb->n_rank_fds++;
+		f->current_fd = f->swap_fd = -1;
+		f->bias_term = c->score - (int64_t)c->footprint;
+		f->ahead = c->order < v->order;
+		int dfd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, sb->snap.cgroups[c->cgroup].path);
+		if (dfd < 0)
+			break;
+		f->current_fd = openat(dfd, victim ? "memory.stat" : "memory.current",
+				       O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		f->swap_fd = openat(dfd, "memory.swap.current", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		close(dfd);
+		if (f->current_fd < 0)
+			break;
+	}
+	if (sb->n_rank_fds != n || sb->rank_fds[sb->n_rank_fds - 1].current_fd < 0)
+		rank_fds_free(sb);
+}
+
+static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
+{
+	size_t len;
+	*ret = 0;
+	if (fd < 0)
+		return 0; /* no swap accounting: nothing swapped */
+	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
+}
+
+/* The ranking re-check at the crossing: allocates nothing. */
+static bool rank_still_holds(struct daemon *dm, struct standby *sb)
+{
+	if (!sb->rank_fds)
+		return false;
+	const struct rank_fds *v = &sb->rank_fds[0];
+	size_t len;
+	struct cgoom_unreclaim u;
+	uint64_t swap;
+	if (daemon_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
+	    cgoom_parse_unreclaim(dm->buf, len, &u) < 0 || reread_u64(dm, v->swap_fd, &swap) < 0)
+		return false;
+	/* the footprint's own parts (SPEC 4), read now */
+	uint64_t fp = u.anon_lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
+	int64_t victim_now = (int64_t)(fp > INT64_MAX / 2 ? INT64_MAX / 2 : fp) + v->bias_term;
+	for (size_t i = 1; i < sb->n_rank_fds; i++) {
+		const struct rank_fds *f = &sb->rank_fds[i];
+		uint64_t cur, sw;
+		if (reread_u64(dm, f->current_fd, &cur) < 0 || reread_u64(dm, f->swap_fd, &sw) < 0)
+			return false;
+		uint64_t up = cur + sw;
+		sb->rank_buf[i - 1] = (struct rank_bound){
+			.score_upper = (int64_t)(up > INT64_MAX / 2 ? INT64_MAX / 2 : up) + f->bias_term,
+			.ahead = f->ahead,
+		};
+	}
+	return standby_rank_holds(victim_now, sb->rank_buf, sb->n_rank_fds - 1);
 }
 
 void standby_free(struct standby *sb)
 {
 	if (!sb)
 		return;
+	rank_fds_free(sb);
 	cgoom_kill_result_free(&sb->res);
 	if (sb->xattr_fd >= 0)
 		close(sb->xattr_fd);
@@ -166,6 +306,8 @@ static int decide(struct daemon *dm, struct domain *d, struct standby *sb)
 		sb->xattr_fd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, xc);
 	sb->skipped_at = sb->res.n_skipped;
 	sb->ready = sb->res.n_skipped < sb->res.n_targets;
+	if (sb->ready)
+		rank_fds_open(dm, sb);
 	return 0;
 }
 
@@ -181,6 +323,9 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 		standby_free(sb);
 		return r;
 	}
+	uint64_t cost = daemon_now_us() - now;
+	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost : dm->prepare_cost_us * 3 / 4;
+	sb->lead = standby_lead(&sb->dec);
 	sb->decided_us = now;
 	sb->level_at = level;
 	sb->kills_at = dm->kills_started;
@@ -194,7 +339,8 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	return 0;
 }
 
-enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			      bool crossing)
 {
 	struct standby *sb = d->standby;
 	struct standby_view v = { .present = sb != NULL };
@@ -207,6 +353,13 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 		v.kills_at = sb->kills_at;
 		v.n_skipped = sb->res.n_skipped - sb->skipped_at;
 	}
-	struct standby_limits l = standby_limits_of(dm, d);
-	return standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
+	struct standby_limits l = standby_limits_of(sb, crossing);
+	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
+	/* at the crossing, a stale standby whose victim provably still leads
+	 * is as good as a new decision, and much faster */
+	if (vd == SB_STALE && crossing && rank_still_holds(dm, sb)) {
+		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
+		return SB_USE;
+	}
+	return vd;
 }

@@ -295,16 +295,25 @@ void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us)
 								  ? UINT64_MAX
 								  : grow / dt * 1000000ULL);
 	}
-	/* up at once, down by halves: max(inst, estimate / 2) */
-	uint64_t half = r->bytes_per_s / 2;
-	r->bytes_per_s = inst > half ? inst : half;
+	/* up at once; down linearly to 0 over CGOOM_RATE_FORGET_US
+	 * (memory.current moves in bursts: a quiet sample or two must not
+	 * forget a grower) */
+	uint64_t keep = r->bytes_per_s;
+	uint64_t d = dt >= CGOOM_RATE_FORGET_US ? keep : keep / CGOOM_RATE_FORGET_US * dt +
+							      keep % CGOOM_RATE_FORGET_US * dt / CGOOM_RATE_FORGET_US;
+	keep -= d;
+	r->bytes_per_s = inst > keep ? inst : keep;
 	r->last_value = value;
 	r->last_us = now_us;
 }
 
 uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate)
 {
-	uint64_t t = cgoom_poll_interval_us(headroom, worst_rate);
+	uint64_t t = worst_rate ? cgoom_poll_interval_raw_us(headroom, worst_rate) : CGOOM_POLL_MAX_US;
+	if (t < CGOOM_SAMPLE_NEAR_US)
+		t = CGOOM_SAMPLE_NEAR_US;
+	if (t > CGOOM_POLL_MAX_US)
+		t = CGOOM_POLL_MAX_US;
 	if (rate == 0)
 		return t;
 	uint64_t by_rate = cgoom_poll_interval_raw_us(headroom, rate) / 2;

@@ -425,12 +425,19 @@ void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_ki
 				signal_target(&res->targets[i], sig);
 	}
 	res->n_signalled = 0;
+	for (size_t i = 0; i < res->n_targets; i++)
+		res->n_signalled += res->targets[i].signalled;
+}
+
+void cgoom_kill_release(struct cgoom_kill_result *res)
+{
 	for (size_t i = 0; i < res->n_targets; i++) {
 		struct cgoom_kill_target *t = &res->targets[i];
 
-		if (t->signalled && sig == SIGKILL)
+		if (t->signalled && t->pidfd >= 0 && !t->released) {
 			release_target(t);
-		res->n_signalled += t->signalled;
+			t->released = true;
+		}
 	}
 }
 
@@ -448,6 +455,8 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
 				    ? s->cgroups[d->scope].path
 				    : NULL;
 	cgoom_kill_signal(r->cgroup_fd, scope, d->use_cgroup_kill, sig, &res);
+	if (sig == SIGKILL)
+		cgoom_kill_release(&res);
 	*ret = res;
 	return 0;
 }

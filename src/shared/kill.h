@@ -21,6 +21,7 @@ struct cgoom_kill_target {
 	bool signalled;
 	bool skipped;      /* vanished, reused or now protected: never signalled */
 	uint64_t starttime; /* from the snapshot, for re-validation */
+	bool released;      /* process_mrelease() was called */
 };
 
 struct cgoom_kill_result {
@@ -68,13 +69,19 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
  * cgoom_kill_signal: signals the prepared targets: one cgroup.kill write on
  * scope_path when use_cgroup_kill, no target was skipped, sig is SIGKILL
  * and the scope holds only targets; else pidfd_send_signal per target.
- * process_mrelease after SIGKILL. Allocates nothing.
+ * Allocates nothing.
+ *
+ * cgoom_kill_release: process_mrelease() on each signalled target (call
+ * right after a SIGKILL: it frees the victim's memory synchronously,
+ * which takes a while for a big one, so the signal goes out to every
+ * target first). Allocates nothing.
  */
 int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 		       const struct cgoom_decision *d, struct cgoom_kill_result *ret);
 size_t cgoom_kill_revalidate(int proc_fd, int self_pid, struct cgoom_kill_result *res);
 void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_kill, int sig,
 		       struct cgoom_kill_result *res);
+void cgoom_kill_release(struct cgoom_kill_result *res);
 
 /* Closes the pidfds and frees the targets (not res itself: it may live
  * on the stack); NULL-safe, idempotent. */

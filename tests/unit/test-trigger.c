@@ -522,44 +522,52 @@ static void test_rate_estimate(void)
 	/* faster at once */
 	cgoom_rate_update(&r, 130 * MiB, 1200000);
 	CHECK_EQ_U64(r.bytes_per_s, 200 * MiB);
-	/* no growth: halves (the backoff) */
+	/* no growth for 100 ms: decays by 100 ms / 2 s = 5% */
 	cgoom_rate_update(&r, 130 * MiB, 1300000);
-	CHECK_EQ_U64(r.bytes_per_s, 100 * MiB);
-	cgoom_rate_update(&r, 120 * MiB, 1400000); /* shrinking counts as no growth */
-	CHECK_EQ_U64(r.bytes_per_s, 50 * MiB);
-	/* a slower growth above half: taken as is */
-	cgoom_rate_update(&r, 124 * MiB, 1500000);
-	CHECK_EQ_U64(r.bytes_per_s, 40 * MiB);
+	CHECK_EQ_U64(r.bytes_per_s, 190 * MiB);
+	/* shrinking counts as no growth; 1 s more: half of it again gone */
+	cgoom_rate_update(&r, 120 * MiB, 2300000);
+	CHECK_EQ_U64(r.bytes_per_s, 95 * MiB);
+	/* a slower growth than what is left: the estimate stays */
+	cgoom_rate_update(&r, 121 * MiB, 2400000);
+	CHECK_EQ_U64(r.bytes_per_s, 95 * MiB - 95 * MiB / 20);
+	/* quiet for CGOOM_RATE_FORGET_US: forgotten (the backoff) */
+	cgoom_rate_update(&r, 121 * MiB, 2400000 + CGOOM_RATE_FORGET_US);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
 	/* same time: ignored; time backwards: restart */
-	cgoom_rate_update(&r, 500 * MiB, 1500000);
-	CHECK_EQ_U64(r.bytes_per_s, 40 * MiB);
+	cgoom_rate_update(&r, 500 * MiB, 1000000);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+	CHECK_EQ_U64(r.last_us, 1000000);
 	cgoom_rate_update(&r, 500 * MiB, 10);
 	CHECK_EQ_U64(r.bytes_per_s, 0);
 	CHECK_EQ_U64(r.last_us, 10);
 	/* huge values saturate instead of wrapping */
 	cgoom_rate_update(&r, UINT64_MAX, 11);
 	CHECK_EQ_U64(r.bytes_per_s, UINT64_MAX);
-	for (int i = 0; i < 80; i++)
-		cgoom_rate_update(&r, UINT64_MAX, 12 + (uint64_t)i);
+	cgoom_rate_update(&r, UINT64_MAX, 11 + CGOOM_RATE_FORGET_US);
 	CHECK_EQ_U64(r.bytes_per_s, 0);
 }
 
 static void test_next_sample(void)
 {
-	/* no growth measured: the earlyoom interval (idle cost unchanged) */
-	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MIN_US);
+	/* no growth measured: the worst case (6000 MiB/s) far away: idle
+	 * cost at most earlyoom's */
 	CHECK_EQ_U64(cgoom_next_sample_us(64 * GiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MAX_US);
-	/* 100 MiB/s, 14 MiB to go: half of 140 ms */
-	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 100 * MiB, CGOOM_FILL_RATE_RAM), 70000);
-	/* slow growth far away: the worst-case interval still bounds it */
-	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 1 * MiB, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MIN_US);
+	CHECK_EQ_U64(cgoom_next_sample_us(3000 * MiB, 0, CGOOM_FILL_RATE_RAM), 500000);
+	/* ... and at least every 10 ms once within 60 MiB */
+	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 0, CGOOM_FILL_RATE_RAM), 33333);
+	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_NEAR_US);
+	/* 100 MiB/s, 1 GiB to go: half of 10 s, bounded by the worst case */
+	CHECK_EQ_U64(cgoom_next_sample_us(1024 * MiB, 100 * MiB, CGOOM_FILL_RATE_RAM), 170666);
+	/* 1000 MiB/s, 14 MiB to go: half of 14 ms */
+	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 1000 * MiB, CGOOM_FILL_RATE_RAM), 7000);
 	/* at the line: the floor */
 	CHECK_EQ_U64(cgoom_next_sample_us(0, 100 * MiB, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_FLOOR_US);
 	CHECK_EQ_U64(cgoom_next_sample_us(64 * 1024, 100 * MiB, CGOOM_FILL_RATE_RAM),
 		     CGOOM_SAMPLE_FLOOR_US);
 	/* the delay shrinks as the line comes closer */
 	uint64_t prev = UINT64_MAX;
-	for (uint64_t h = 64 * MiB; h > 0; h /= 2) {
+	for (uint64_t h = 64 * GiB; h > 0; h /= 2) {
 		uint64_t t = cgoom_next_sample_us(h, 1000 * MiB, CGOOM_FILL_RATE_RAM);
 		CHECK(t <= prev);
 		CHECK(t >= CGOOM_SAMPLE_FLOOR_US && t <= CGOOM_POLL_MAX_US);
@@ -567,6 +575,7 @@ static void test_next_sample(void)
 	}
 	/* no overflow: a second to go at that rate, half of it */
 	CHECK_EQ_U64(cgoom_next_sample_us(UINT64_MAX, UINT64_MAX, CGOOM_FILL_RATE_RAM), 500000);
+	CHECK_EQ_U64(cgoom_next_sample_us(1, 0, 0), CGOOM_POLL_MAX_US);
 }
 
 int main(void)
