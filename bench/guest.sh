@@ -129,9 +129,16 @@ oom_policy = tree
 oom_policy = tree
 EOF
 	[ "$1" = bg ] && printf '[cgroup "/lim"]\nguard_band = 48M\n' >> /etc/cgoom.conf
-	cgoom --config /etc/cgoom.conf run > "$TLOG" 2>&1 &
+	${CGOOM_EXE:-cgoom} --config /etc/cgoom.conf run > "$TLOG" 2>&1 &
 	TPID=$!
 	READY='watching [0-9]* domain'
+}
+# cgoom2: a second cgoom build (CGOOM_BENCH_CGOOM2 on the host, e.g. the
+# daemon before a change), same configuration, to compare in one run
+tool_start_cgoom2() {
+	CGOOM_EXE=cgoom2
+	tool_start_cgoom "$1"
+	CGOOM_EXE=cgoom
 }
 tool_start_earlyoom() {
 	# SIGTERM at 5% MemAvailable (SIGKILL at 2.5%); no swap, so the
@@ -184,7 +191,7 @@ tool_stop() {
 	[ "$TOOL" = oomd ] && sleep 1.5 # its log is written asynchronously
 	say "$TOOL log (last 40 lines, config dump left out):"
 	grep -v -e 'ConfigTypes.cpp' "$TLOG" | tail -n 40 | sed 's/^/    /'
-	[ "$TOOL" = cgoom ] && cat $T/cgoom-events.*.jsonl 2>/dev/null | grep -e '"kill"' -e '"trigger"' | tail -n 12 | cut -c1-400 | sed 's/^/    ev: /'
+	[ "${TOOL#cgoom}" != "$TOOL" ] && cat $T/cgoom-events.*.jsonl 2>/dev/null | grep -e '"kill"' -e '"trigger"' | tail -n 12 | cut -c1-400 | sed 's/^/    ev: /'
 	kill -TERM "$TPID" 2>/dev/null
 	i=0
 	while ! is_dead "$TPID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
