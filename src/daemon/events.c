@@ -41,7 +41,8 @@ static int event_err, metrics_err;
 void events_open(struct daemon *dm)
 {
 	events_close(dm);
-	event_err = 0;
+	/* event_err survives a re-open: a full filesystem stays reported
+	 * once across a storm of SIGHUPs */
 	if (!dm->cfg.event_log)
 		return;
 	/* root writing into a directory others may write to: no symlink,

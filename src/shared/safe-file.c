@@ -125,7 +125,7 @@ int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp)
 	int fd = open_tmp(tmp);
 	if (fd < 0) {
 		r = fd;
-		tmp_bad = true;
+		tmp_bad = fd != -ENOENT; /* a missing directory is PATH's problem */
 		goto out_free;
 	}
 	r = write_all(fd, buf, len);

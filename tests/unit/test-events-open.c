@@ -212,6 +212,7 @@ static void test_replace_missing_dir(void)
 	fresh();
 	snprintf(p, sizeof(p), "%s/gone/out", dir);
 	CHECK_EQ_INT(sfile_replace(p, "x\n", 2, &tmp), -ENOENT);
+	CHECK(!tmp); /* named as PATH's problem, not PATH.tmp's */
 	/* the directory comes back: works again */
 	snprintf(p, sizeof(p), "%s/gone", dir);
 	CHECK(mkdir(p, 0755) == 0);
