@@ -98,6 +98,7 @@ struct cgoom_snapshot {
 	bool sockstat_ok;
 	struct cgoom_sockstat sockstat;
 	uint64_t page_size; /* for sockstat pages */
+	unsigned n_cpus;    /* online CPUs (/proc/stat); 0 = unknown: no bound holds */
 	int self_pid;       /* cgoom itself: never a victim */
 
 	/* PIDs cgoom killed that are still dying (the daemon fills this);
