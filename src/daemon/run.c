@@ -159,10 +159,12 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
 	if (v == SB_USE)
 		return;
-	/* a merely stale one is left alone when the line could come within
-	 * four preparations' time: the loop samples nothing while it
-	 * prepares, and the crossing re-checks the ranking anyway */
-	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us))
+	/* a merely stale one whose victim still provably leads is left alone
+	 * when the line could come within four preparations' time: the loop
+	 * samples nothing while it prepares; one whose victim no longer leads
+	 * is remade now, better than at the crossing */
+	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
+	    standby_rank_ok(dm, d->standby))
 		return;
 	standby_prepare(dm, d, daemon_now_us(), ev->level);
 }

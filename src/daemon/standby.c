@@ -174,10 +174,9 @@ static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
 	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
 }
 
-/* The ranking re-check at the crossing: allocates nothing. */
-static bool rank_still_holds(struct daemon *dm, struct standby *sb)
+bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 {
-	if (!sb->rank_fds)
+	if (!sb || !sb->rank_fds)
 		return false;
 	const struct rank_fds *v = &sb->rank_fds[0];
 	size_t len;
@@ -362,7 +361,7 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
 	/* at the crossing, a stale standby whose victim provably still leads
 	 * is as good as a new decision, and much faster */
-	if (vd == SB_STALE && crossing && rank_still_holds(dm, sb)) {
+	if (vd == SB_STALE && crossing && standby_rank_ok(dm, sb)) {
 		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
 		return SB_USE;
 	}
