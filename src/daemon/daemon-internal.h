@@ -275,6 +275,10 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 			      bool crossing);
 void standby_free(struct standby *sb); /* NULL-safe */
+/* The ranking re-check: whether the standby's victim provably still
+ * leads (its footprint now against each rival's memory.current +
+ * memory.swap.current). false when it cannot tell. Allocates nothing. */
+bool standby_rank_ok(struct daemon *dm, struct standby *sb);
 void standby_drop(struct domain *d);
 /* The victim's lead over the next eligible candidate of its tier, in
  * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */

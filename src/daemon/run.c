@@ -161,12 +161,16 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	log_debug("%s: approach: level %llu, headroom %llu, rate %llu B/s, next sample in %llu us",
 		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
 		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
-	/* near the line: keep the decision ready (made again when stale,
-	 * unless the line could be crossed while it is being made: the
-	 * crossing then judges the one there is) */
-	if (standby_check(dm, d, ev->t0, ev->level, false) == SB_USE)
+	/* near the line: keep the decision ready */
+	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
+	if (v == SB_USE)
 		return;
-	if (d->standby && d->standby->ready && ev->headroom / 2 < grown(ev->rate, dm->prepare_cost_us))
+	/* a merely stale one whose victim still provably leads is left alone
+	 * when the line could come within four preparations' time: the loop
+	 * samples nothing while it prepares; one whose victim no longer leads
+	 * is remade now, better than at the crossing */
+	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
+	    standby_rank_ok(dm, d->standby))
 		return;
 	standby_prepare(dm, d, daemon_now_us(), ev->level);
 }

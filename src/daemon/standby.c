@@ -10,15 +10,18 @@
  * A standby is made again when it may be stale. Its victim led the
  * runner-up by `lead` bytes of score (standby_lead); growth of the
  * domain since the decision by more than that could have changed the
- * ranking (if nothing shrank meanwhile: a heuristic, not a proof). On
- * the way to the line it is refreshed when the level moved by half the
- * lead or it is older than STANDBY_MAX_AGE_US, except when the line is
- * closer than two preparations' time (a refresh then would make the
- * daemon miss the crossing). At the crossing it is used when the level
- * moved by at most the lead, it is at most twice that age, no kill
- * happened since anywhere (the in-flight set changed) and its targets
- * re-validate (none exited, was reused or became protected); otherwise
- * the decision is made again right there. Dropped when the domain goes.
+ * ranking (if nothing shrank meanwhile). On the way to the line it is
+ * refreshed when the level moved by half the lead or it is older than
+ * STANDBY_MAX_AGE_US (stale), except when the line is closer than four
+ * preparations' time (the loop samples nothing while it prepares). At
+ * the crossing it is used when no kill happened since anywhere (the
+ * in-flight set changed), its targets re-validate (none exited, was
+ * reused or became protected) and either it is not stale or a ranking
+ * re-check proves the victim still leads: the victim's footprint read
+ * now from its memory.stat against each rival's memory.current +
+ * memory.swap.current, upper bounds of their footprints (read through
+ * fds opened when the standby was made). Otherwise the decision is made
+ * again right there. Dropped when the domain goes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +32,7 @@
 #include "daemon-internal.h"
 #include "log.h"
 
-#define STANDBY_MAX_AGE_US 1000000ULL
+#define STANDBY_MAX_AGE_US 5000000ULL
 
 enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, uint64_t now_us,
 			      uint64_t level_now, uint64_t kills_now, const struct standby_limits *l)
@@ -81,8 +84,7 @@ struct standby_limits standby_limits_of(const struct standby *sb, bool crossing)
 	/* on the way, refreshed every half lead; at the crossing, usable
 	 * while the growth since could not have closed the lead */
 	struct standby_limits l = { .level_delta = crossing ? lead : lead / 2,
-				    .max_age_us = crossing ? 2 * STANDBY_MAX_AGE_US
-							   : STANDBY_MAX_AGE_US };
+				    .max_age_us = STANDBY_MAX_AGE_US };
 	return l;
 }
 
@@ -172,10 +174,9 @@ static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
 	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
 }
 
-/* The ranking re-check at the crossing: allocates nothing. */
-static bool rank_still_holds(struct daemon *dm, struct standby *sb)
+bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 {
-	if (!sb->rank_fds)
+	if (!sb || !sb->rank_fds)
 		return false;
 	const struct rank_fds *v = &sb->rank_fds[0];
 	size_t len;
@@ -324,7 +325,10 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 		return r;
 	}
 	uint64_t cost = daemon_now_us() - now;
-	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost : dm->prepare_cost_us * 3 / 4;
+	/* a slowly decaying maximum: one fast preparation after a slow one
+	 * must not make the next look cheap */
+	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost
+							 : dm->prepare_cost_us - dm->prepare_cost_us / 16;
 	sb->lead = standby_lead(&sb->dec);
 	sb->decided_us = now;
 	sb->level_at = level;
@@ -357,7 +361,7 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
 	/* at the crossing, a stale standby whose victim provably still leads
 	 * is as good as a new decision, and much faster */
-	if (vd == SB_STALE && crossing && rank_still_holds(dm, sb)) {
+	if (vd == SB_STALE && crossing && standby_rank_ok(dm, sb)) {
 		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
 		return SB_USE;
 	}

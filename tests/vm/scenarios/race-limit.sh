@@ -35,6 +35,15 @@ hog b /race/svc/b 140
 hogs_wait 60
 export CGOOM_DEBUG=${RACE_DEBUG:-0}
 daemon_start run
+# idle cost: cgoom's CPU time (utime + stime, clock ticks) over 10 s with
+# /race 130 MiB from its line and nothing growing, and its RSS
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DPID/stat"; }
+sleep 2
+c0=$(cpu_ticks)
+sleep 10
+c1=$(cpu_ticks)
+IDLE="idle: $((c1 - c0)) ticks of CPU in 10 s ($(getconf CLK_TCK 2>/dev/null || echo 100)/s), $(sed -n 's/^VmRSS:[[:space:]]*//p' "/proc/$DPID/status")"
+diag "$IDLE"
 
 # wait_ready LABEL: this hog printed "ready PID" (hogs_wait checks every
 # hog ever started, and killed growers are among them)
@@ -126,4 +135,4 @@ fi
 [ "$CGOOM_DEBUG" = 1 ] && sed 's/^/    dbg /' "$DLOG"
 daemon_stop
 [ "$won" = "$ROUNDS" ] || fail "cgoom won $won of $ROUNDS rounds at $RATE MiB/s (see the round lines)"
-pass "won $won/$ROUNDS at $RATE MiB/s (kernel oom_kill unchanged, the spec's victim each time); sweep:$sweep; fastest all-won $fastest MiB/s"
+pass "$IDLE; won $won/$ROUNDS at $RATE MiB/s (kernel oom_kill unchanged, the spec's victim each time); sweep:$sweep; fastest all-won $fastest MiB/s"
