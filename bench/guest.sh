@@ -257,7 +257,7 @@ run_rep() {
 	[ "$spec" = grow ] && spec=$G
 	CPID=$TPID
 	has_fn tool_rep_$TOOL && tool_rep_$TOOL "$scen" "$spec" "$@"
-	benchhelp mon $T/mon.out --tool-pid "$CPID" --band-kb $BAND_KB "$@" &
+	benchhelp mon $T/mon.out --interval-us $MON_US --tool-pid "$CPID" --band-kb $BAND_KB "$@" &
 	MON=$!
 	benchhelp watch $T/watch.out --tool-pid "$CPID" --stop $G $G $(hogs_pids) &
 	W=$!
@@ -516,11 +516,11 @@ try_systemd_oomd() {
 # --- main ----------------------------------------------------------------------
 
 : "${REPS:=5}" "${IDLE:=60}" "${SCENS:=a b bg b2 c}" "${RATES:=50 200 1000}"
-: "${B_RATE:=100}" "${C_RATE:=50}" "${BAND_KB:=65536}"
+: "${B_RATE:=100}" "${C_RATE:=50}" "${BAND_KB:=65536}" "${MON_US:=1000}"
 MT=$(mem_kb MemTotal)
 THR_KB=$((MT / 20))
 probe_start
-out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE band_kb=$BAND_KB"
+out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE band_kb=$BAND_KB mon_us=$MON_US"
 case "$TOOL" in
 systemd-oomd) try_systemd_oomd ;;
 *)

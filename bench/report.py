@@ -68,24 +68,27 @@ def main(path):
     for h in host:
         print("# " + h)
     for i in info:
-        if "innocents=" in i or "scen=c seed" in i or "memory.max" in i or "boot_wall_s" in i:
+        if ("innocents=" in i or "scen=c seed" in i or "memory.max" in i or "boot_wall_s" in i
+                or "memtotal_kb" in i):
             print("# " + i)
     scens = sorted({s for (_, s) in reps}, key=lambda s: (s[0], int(s[1:]) if s[1:].isdigit() else 0, s))
     tools = [t for t in TOOLS if any(k[0] == t for k in reps)]
     summary = {}
-    hdr = ("%-9s %-6s %3s %8s %8s %7s %6s %7s %7s %6s %-24s %-14s %6s %5s"
-           % ("tool", "scen", "n", "react_md", "react_wc", "bandcpu", "cpu%", "probe",
-              "gap_us", "MiB/s", "died (count)", "killer", "kkills", "spec"))
+    hdr = ("%-9s %-6s %3s %3s %8s %8s %7s %6s %7s %7s %7s %6s %-24s %-14s %6s %5s"
+           % ("tool", "scen", "n", "pre", "react_md", "react_wc", "bandcpu", "cpu%", "probe",
+              "gap_md", "gap_wc", "MiB/s", "died (count)", "killer", "kkills", "spec"))
     print()
     print("react: reference line crossed -> first death (ms, median and worst);")
     print("bandcpu: the killer's CPU from entering the band (the last BAND_KB before")
     print("the line) to the first death (ms, median), cpu%: that over the band's")
     print("length (% of one CPU, median); probe: the innocent's worst 10 ms-sleep")
-    print("wakeup latency (ms, median); gap_us: the monitor's sampling gap at the")
-    print("crossing (its resolution; worst); MiB/s: growth at the crossing;")
+    print("wakeup latency (ms, median); gap_md/gap_wc: the monitor's sampling gap")
+    print("at the crossing (its resolution, us; median, worst); MiB/s: growth at")
+    print("the crossing;")
     print("killer: by the kernel log vs the tool's own log; kkills: kernel OOM")
     print("kills summed over the runs (b*: vmstat/domain memory.events); spec:")
-    print("runs where exactly the spec's choice died")
+    print("runs where exactly the spec's choice died; pre: runs where the victim")
+    print("died before the monitor saw the line crossed (not in react)")
     print(hdr)
     print("-" * len(hdr))
     for s in scens:
@@ -115,10 +118,11 @@ def main(path):
             diedtxt = " ".join("%s(%d)" % (k, v) for k, v in died.most_common())
             killtxt = " ".join("%s(%d)" % (k, v) for k, v in killer.most_common())
             kk_txt = "%d/%d" % (kk, cgk) if s.startswith("b") else str(kk)
-            print("%-9s %-6s %3d %8s %8s %7s %6s %7s %7s %6s %-24s %-14s %6s %2d/%-2d"
-                  % (t, s, len(rs), fmt(med(react)), fmt(max(react) if react else None),
+            pre = sum(1 for r in rs if r.get("react_ms") == "nocross")
+            print("%-9s %-6s %3d %3d %8s %8s %7s %6s %7s %7s %7s %6s %-24s %-14s %6s %2d/%-2d"
+                  % (t, s, len(rs), pre, fmt(med(react)), fmt(max(react) if react else None),
                      fmt(med(bcpu)), fmt(med(bpct)), fmt(med(probe)),
-                     fmt(max(gap) if gap else None), fmt(med(rate)),
+                     fmt(med(gap)), fmt(max(gap) if gap else None), fmt(med(rate)),
                      diedtxt, killtxt, kk_txt, spec, len(rs)))
     mon_cpu = [num(r.get("mon_cpu_ms")) / num(r["mon_span_ms"]) * 100 for rs in reps.values()
                for r in rs if num(r.get("mon_cpu_ms")) is not None and (num(r.get("mon_span_ms")) or 0) > 0]
