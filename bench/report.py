@@ -13,7 +13,7 @@ import collections
 import statistics
 import sys
 
-TOOLS = ["cgoom", "earlyoom", "oomd", "systemd-oomd", "kernel"]
+TOOLS = ["cgoom", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
 
 
 def kv(line):
