@@ -16,7 +16,7 @@ import collections
 import statistics
 import sys
 
-TOOLS = ["cgoom", "cgoom2", "limit", "earlyoom", "oomd", "systemd-oomd", "kernel"]
+TOOLS = ["cgoom", "cgoom2", "limit", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
 
 
 def kv(line):

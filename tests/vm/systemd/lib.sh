@@ -44,7 +44,8 @@ sd_hog_pids() { sorted_pids "$(sed -n 's/^ready //p' "$VM_TMP/$1.out" 2>/dev/nul
 
 # sd_hogs_wait [SECONDS]: every sd_hog has printed "ready PID".
 sd_hogs_wait() {
-	local limit=$(( ${1:-90} * 10 )) i=0 missing unit mb n
+	local end missing unit mb n
+	end=$(sd_deadline "${1:-90}")
 	while :; do
 		missing=0
 		while read -r unit mb n; do
@@ -56,9 +57,8 @@ sd_hogs_wait() {
 			missing=$((missing + 1))
 		done < "$HOGS"
 		[ $missing = 0 ] && return 0
-		[ $i -ge $limit ] && fail "$missing hog unit(s) not ready after ${1:-90}s"
+		sd_before "$end" || fail "$missing hog unit(s) not ready after ${1:-90}s"
 		sleep 0.1
-		i=$((i + 1))
 	done
 }
 
@@ -89,13 +89,20 @@ sd_dead() {
 	echo "${r# }"
 }
 
+# deadlines by the clock, not by counting loops: under TCG on a loaded
+# host one systemctl call can take a second.
+# sd_deadline SECONDS: prints the uptime (ms) SECONDS from now
+sd_deadline() { echo $(( $(up_ms) + $1 * 1000 )); }
+# sd_before DEADLINE: true while the uptime is before DEADLINE
+sd_before() { [ "$(up_ms)" -lt "$1" ]; }
+
 # sd_wait_dead SECONDS UNIT: 0 once UNIT's service stopped running.
 sd_wait_dead() {
-	local i=0
-	while [ $i -lt $(( $1 * 10 )) ]; do
+	local end
+	end=$(sd_deadline "$1")
+	while sd_before "$end"; do
 		[ -n "$(sd_dead "$2")" ] && return 0
 		sleep 0.1
-		i=$((i + 1))
 	done
 	return 1
 }
@@ -112,12 +119,12 @@ cg_journal() {
 cgoom_start() {
 	systemctl enable --now cgoom.service > "$VM_TMP/enable.out" 2>&1 ||
 		{ diag_file "$VM_TMP/enable.out"; fail "systemctl enable --now cgoom failed"; }
-	local i=0
+	local end
+	end=$(sd_deadline 30)
 	until cg_journal info | grep -q 'watching [0-9]* domain'; do
-		i=$((i + 1))
-		if [ $i -gt 150 ]; then
+		if ! sd_before "$end"; then
 			cg_journal debug | tail -n 20 > "$VM_TMP/j"; diag_file "$VM_TMP/j"
-			fail "cgoom.service did not log 'watching N domain(s)' within 15 s ($(systemctl is-active cgoom))"
+			fail "cgoom.service did not log 'watching N domain(s)' within 30 s ($(systemctl is-active cgoom))"
 		fi
 		sleep 0.1
 	done

@@ -1,0 +1,68 @@
+# oom-policy (systemd guest; needs the daemon's user.oomd_* writes, SPEC
+# 6): a service killed by cgoom is an OOM kill to systemd, and its
+# OOMPolicy= applies. In vmp.slice (MemoryMax=400M, guard_band 48M,
+# oom_policy cgroup) the service vm-p runs `sh -c 'memhog 20 &
+# memhog 300 25 & wait'`; cgoom kills the grower. Then, per OOMPolicy:
+#   stop     -> PID 1 stops the unit: Result=oom-kill, the 20 MiB sibling
+#               gone too, the unit's journal says systemd-oomd killed;
+#   kill     -> systemd sets memory.oom.group=1, so cgoom's kill scope is
+#               the whole service: both die, Result=oom-kill;
+#   continue -> the sibling and the unit live on (active), and the unit's
+#               journal still records the OOM kill.
+# Also: user.oomd_ooms on the service's cgroup was incremented before the
+# kill (PID 1 only hears it while the cgroup exists).
+# vm-timeout: 600
+
+cat > /run/systemd/system/vmp.slice <<'UNIT'
+[Slice]
+MemoryMax=400M
+UNIT
+systemctl daemon-reload
+write_conf <<'CONF'
+[daemon]
+guard_band = 48M
+[cgroup "/vmp.slice"]
+oom_policy = cgroup
+CONF
+cgoom_start
+RES=
+for pol in stop kill continue; do
+	rm -f "$HOGS"
+	SD_SINCE=$(date '+%Y-%m-%d %H:%M:%S')
+	sd_hog_sh vm-p 1 'memhog 20 & sleep 1; memhog 300 25 & wait' --slice=vmp.slice -p OOMPolicy=$pol
+	sd_hogs_wait 30
+	small=$(sd_hog_pids vm-p)
+	og=$(cat "$CG/vmp.slice/vm-p.service/memory.oom.group")
+	end=$(sd_deadline 60)
+	while [ "$(grep -c '^ready ' "$VM_TMP/vm-p.out")" -lt 2 ] && sd_before "$end"; do
+		[ "$(sd_state vm-p)" = active ] || break
+		sleep 0.1
+	done
+	sleep 2
+	st=$(sd_state vm-p)
+	res=$(sd_result vm-p)
+	grower_ready=$(grep -c '^ready ' "$VM_TMP/vm-p.out")
+	journalctl --no-pager -q -u vm-p.service --since "$SD_SINCE" -o cat > "$VM_TMP/unit.j"
+	say "OOMPolicy=$pol: state $st, Result $res, memory.oom.group $og, unit journal:"
+	sed 's/^/    /' "$VM_TMP/unit.j"
+	cg_journal notice | grep -E 'sent|victim:' | sed 's/^/    /'
+	kills=$(cg_journal notice | grep -c 'vmp.slice: sent')
+	[ "$kills" -ge 1 ] || fail "OOMPolicy=$pol: cgoom sent no kill in vmp.slice (grower ready: $grower_ready)"
+	grep -q 'systemd-oomd killed' "$VM_TMP/unit.j" ||
+		fail "OOMPolicy=$pol: PID 1 did not hear of an OOM kill (no 'systemd-oomd killed' in the unit's journal; user.oomd_ooms not written?)"
+	case $pol in
+	stop|kill)
+		[ "$res" = oom-kill ] || fail "OOMPolicy=$pol: Result=$res, expected oom-kill"
+		is_dead "$small" || fail "OOMPolicy=$pol: the sibling memhog $small survived"
+		;;
+	continue)
+		[ "$st" = active ] || fail "OOMPolicy=continue: the unit is $st ($res), expected active"
+		is_alive "$small" || fail "OOMPolicy=continue: the sibling memhog $small died"
+		;;
+	esac
+	RES="$RES $pol:$st/$res"
+	systemctl kill -s KILL vm-p.service 2>/dev/null
+	systemctl stop vm-p.service 2>/dev/null
+	systemctl reset-failed vm-p.service 2>/dev/null
+done
+pass "OOMPolicy:$RES"
