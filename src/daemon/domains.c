@@ -243,12 +243,14 @@ static void guard_restore(struct daemon *dm, struct domain *d)
  * memory.high as needed (never in a dry run or on a fixture). */
 void guard_apply(struct daemon *dm, struct domain *d)
 {
-	const struct cgoom_cgroup_conf *cc = cgoom_config_find(&dm->cfg, d->path);
-	const struct cgoom_share *margin = cc && cc->has_margin ? &cc->margin : &dm->cfg.margin;
+	/* each from the most specific [cgroup] section (or pattern) setting it */
+	const struct cgoom_cgroup_conf *cm = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_MARGIN);
+	const struct cgoom_cgroup_conf *cg = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_GUARD_BAND);
+	const struct cgoom_share *margin = cm ? &cm->margin : &dm->cfg.margin;
 	uint64_t max = d->sample.max;
 	d->params.margin = max == UINT64_MAX ? 0 : cgoom_share_of(margin, max);
 	d->params.dwell_us = BAND_DWELL_US;
-	d->guard_band = cc && cc->has_guard_band ? cc->guard_band : dm->cfg.guard_band;
+	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 
 	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
 	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
