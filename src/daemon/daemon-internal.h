@@ -81,7 +81,7 @@ struct domain {
 
 struct metric_row {
 	char *domain;
-	uint64_t kills[3]; /* by enum cgoom_policy */
+	uint64_t kills[CGOOM_POLICY_MAX]; /* by enum cgoom_policy */
 	uint64_t triggers[CGOOM_TRIGGER_N_];
 	uint64_t kernel_oom_kills;
 };

@@ -150,7 +150,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
 	for (size_t i = 0; i < dm->n_rows; i++)
-		for (int p = 0; p < 3; p++) {
+		for (int p = 0; p < CGOOM_POLICY_MAX; p++) {
 			if (!dm->rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");

@@ -181,7 +181,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_printf(b, "  (no candidates)\n");
 	if (bounded)
 		cgoom_strbuf_printf(b, "  (%zu entit%s not read: <= is memory.current + "
-				       "memory.swap.current, which cannot beat the victim; "
+				       "memory.swap.current + the kernel's unflushed stat error, which cannot beat "
+				       "the victim; "
 				       "explain --full reads them)\n",
 				    bounded, bounded == 1 ? "y" : "ies");
 	if (d->has_victim) {
