@@ -31,6 +31,32 @@ enum cgoom_kind {
 };
 const char *cgoom_kind_name(enum cgoom_kind k);
 
+/* Why a candidate (or a process) is passed over; explain.c has the words. */
+enum cgoom_why {
+	CGOOM_WHY_NONE = 0,        /* eligible */
+	CGOOM_WHY_KTHREAD,         /* kernel thread */
+	CGOOM_WHY_PID1,            /* PID 1 of the proc root */
+	CGOOM_WHY_SELF,            /* cgoom itself */
+	CGOOM_WHY_ADJ_MIN,         /* oom_score_adj -1000 */
+	CGOOM_WHY_OMIT,            /* preference omit */
+	CGOOM_WHY_ZOMBIE,
+	CGOOM_WHY_NO_MM,           /* no address space */
+	CGOOM_WHY_NO_ELIGIBLE,     /* an entity without an eligible process */
+	CGOOM_WHY_NO_MEMINFO,      /* the root entity: no /proc/meminfo */
+	CGOOM_WHY_ROOT_NONPOSITIVE, /* the root entity: system minus children <= 0 */
+	CGOOM_WHY_MAX,
+};
+
+/* How a decision ended; explain.c renders the reason from it and the
+ * decision's numbers. */
+enum cgoom_outcome {
+	CGOOM_OUTCOME_VICTIM = 0,   /* has_victim */
+	CGOOM_OUTCOME_INFLIGHT,     /* waiting for inflight_pid */
+	CGOOM_OUTCOME_NO_CANDIDATE, /* no eligible candidate in the domain */
+	CGOOM_OUTCOME_NO_PROCESS,   /* the first entity has no eligible process */
+	CGOOM_OUTCOME_MAX,
+};
+
 struct cgoom_candidate {
 	enum cgoom_kind kind;
 	int cgroup;         /* entity cgroup; for a process, the cgroup it is attached to */
@@ -44,7 +70,7 @@ struct cgoom_candidate {
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	int order;       /* pre-order walk position (root entity: after all) */
-	const char *why; /* static text for ineligible ones; NULL otherwise */
+	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };
 
 struct cgoom_decision {
@@ -67,7 +93,8 @@ struct cgoom_decision {
 
 	bool inflight; /* aborted: a previous victim in the domain is still dying */
 	int inflight_pid;
-	char reason[512];
+	enum cgoom_outcome outcome; /* the reason, as a code (explain.c words it) */
+	size_t n_eligible;          /* eligible candidates */
 };
 
 /*
@@ -122,7 +149,7 @@ void cgoom_decision_free(struct cgoom_decision *d); /* NULL-safe */
 /* Whether process i may ever be killed: has an address space, not a
  * kernel thread or zombie, oom_score_adj != -1000, not PID 1, not
  * cgoom itself, not under an omit cgroup. Needs resolved settings. */
-bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, const char **ret_why);
+bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, enum cgoom_why *ret_why);
 
 /* Whether the cgroup root is itself a cgroup with memory files (a cgroup
  * namespace, or cgroupfs mounted from a subtree): then "/" is judged

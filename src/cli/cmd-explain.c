@@ -146,7 +146,10 @@ int cmd_kill(const struct cli_opts *o)
 	if (rc != EXIT_OK)
 		goto out;
 	if (!d.has_victim) {
-		log_error("nothing killed: %s", d.reason);
+		struct cgoom_strbuf why = { 0 };
+		cgoom_explain_reason(&why, &c.snap, &d);
+		log_error("nothing killed: %s", why.buf ? why.buf : "");
+		cgoom_strbuf_free(&why);
 		rc = EXIT_RUNTIME;
 		goto out;
 	}

@@ -397,7 +397,10 @@ void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, ui
 		log_notice("%s: waiting for PID %d, killed earlier, to exit", d->path,
 			   dm->dec.inflight_pid);
 	} else if (!dm->dec.has_victim) {
-		log_warning("%s: no victim: %s", d->path, dm->dec.reason);
+		struct cgoom_strbuf reason = { 0 };
+		cgoom_explain_reason(&reason, &dm->snap, &dm->dec);
+		log_warning("%s: no victim: %s", d->path, reason.buf ? reason.buf : "");
+		cgoom_strbuf_free(&reason);
 		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US;
 	} else if (dm->dry_run) {
 		struct cgoom_strbuf p = { 0 };

@@ -43,10 +43,10 @@ static void finish_entity(const struct cgoom_snapshot *s, struct cgoom_decision 
 	if (eligible_leaves == 0) {
 		e->eligible = false;
 		if (!e->why)
-			e->why = e->pref == CGOOM_PREF_OMIT ? "preference omit" : "no eligible process";
+			e->why = e->pref == CGOOM_PREF_OMIT ? CGOOM_WHY_OMIT : CGOOM_WHY_NO_ELIGIBLE;
 	} else {
 		e->eligible = true;
-		e->why = NULL;
+		e->why = CGOOM_WHY_NONE;
 	}
 }
 
@@ -128,7 +128,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		sys = cgoom_memcg_footprint(s, 0, &fb);
 		root->fallback = fb;
 	} else if (!s->meminfo_ok) {
-		root->why = "no /proc/meminfo";
+		root->why = CGOOM_WHY_NO_MEMINFO;
 		have_sys = false;
 		sys = 0;
 	} else {
@@ -158,7 +158,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 			root->footprint = sys - children;
 		else {
 			root->footprint = 0;
-			root->why = "footprint <= 0 after subtracting the top-level cgroups";
+			root->why = CGOOM_WHY_ROOT_NONPOSITIVE;
 			eligible = false;
 		}
 	}

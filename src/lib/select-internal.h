@@ -42,10 +42,10 @@ static inline bool sel_in_subtree(const struct cgoom_snapshot *s, int top, size_
 	return k < s->n_cgroups && s->cgroups[s->preorder[k]].depth > s->cgroups[top].depth;
 }
 
-/* Why process p may never be killed, or NULL; *ret_protected (may be
- * NULL) says whether that reason also stops a cgroup.kill of its cgroup
- * (zombies and processes without mm do not). */
-const char *sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
+/* Why process p may never be killed, or CGOOM_WHY_NONE; *ret_protected
+ * (may be NULL) says whether that reason also stops a cgroup.kill of its
+ * cgroup (zombies and processes without mm do not). */
+enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
 			       bool *ret_protected);
 
 /* P of entity e (its largest eligible process by oom_badness), or -1. */

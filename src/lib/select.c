@@ -8,11 +8,9 @@
  * when strictly ahead) and lets the decision carry the whole ranking.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgoom/explain.h"
 #include "lib/select-internal.h"
 
 const char *cgoom_kind_name(enum cgoom_kind k)
@@ -39,26 +37,26 @@ void cgoom_decision_free(struct cgoom_decision *d)
 /* Why a process may never be killed, or NULL. `protected_only` leaves
  * out the harmless reasons (zombie, no mm) that do not stop a
  * cgroup.kill of its cgroup. */
-const char *sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
-			       bool *ret_protected)
+enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
+				  bool *ret_protected)
 {
-	const char *why = NULL;
+	enum cgoom_why why = CGOOM_WHY_NONE;
 	bool prot = true;
 	if (p->kthread)
-		why = "kernel thread";
+		why = CGOOM_WHY_KTHREAD;
 	else if (p->pid == 1)
-		why = "PID 1";
+		why = CGOOM_WHY_PID1;
 	else if (s->self_pid > 0 && p->pid == s->self_pid)
-		why = "cgoom itself";
+		why = CGOOM_WHY_SELF;
 	else if (p->oom_score_adj <= -1000)
-		why = "oom_score_adj -1000";
+		why = CGOOM_WHY_ADJ_MIN;
 	else if (s->cgroups[p->cgroup].pref.value == CGOOM_PREF_OMIT)
-		why = "preference omit";
+		why = CGOOM_WHY_OMIT;
 	else if (p->zombie) {
-		why = "zombie";
+		why = CGOOM_WHY_ZOMBIE;
 		prot = false;
 	} else if (!p->has_mm) {
-		why = "no address space";
+		why = CGOOM_WHY_NO_MM;
 		prot = false;
 	} else
 		prot = false;
@@ -67,12 +65,12 @@ const char *sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoo
 	return why;
 }
 
-bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, const char **ret_why)
+bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, enum cgoom_why *ret_why)
 {
-	const char *why = sel_ineligible_why(s, &s->procs[i], NULL);
+	enum cgoom_why why = sel_ineligible_why(s, &s->procs[i], NULL);
 	if (ret_why)
 		*ret_why = why;
-	return why == NULL;
+	return why == CGOOM_WHY_NONE;
 }
 
 bool cgoom_root_is_cgroup(const struct cgoom_snapshot *s)
@@ -280,37 +278,6 @@ static void fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
 	qsort(d->pids, d->n_pids, sizeof(int), cmp_int);
 }
 
-static void explain_reason(const struct cgoom_snapshot *s, struct cgoom_decision *d, int proc)
-{
-	const struct cgoom_candidate *v = &d->candidates[d->victim];
-	const struct cgoom_process *p = &s->procs[proc];
-	size_t eligible = 0;
-	for (size_t i = 0; i < d->n_candidates; i++)
-		eligible += d->candidates[i].eligible;
-	char a[32], b[32];
-	int n;
-	if (v->kind == CGOOM_KIND_PROCESS)
-		n = snprintf(d->reason, sizeof(d->reason),
-			     "policy none: process %d (%s) in %s ranks first of %zu by oom_badness "
-			     "(%s, oom_score_adj %d, preference %s)",
-			     p->pid, p->comm, s->cgroups[p->cgroup].path, eligible,
-			     cgoom_human_size(v->footprint, a, sizeof(a)), p->oom_score_adj, cgoom_pref_name(v->pref));
-	else
-		n = snprintf(d->reason, sizeof(d->reason),
-			     "policy %s: %s entity %s ranks first of %zu (footprint %s, bias %d, "
-			     "preference %s%s); its largest process is %d (%s, %s)",
-			     cgoom_policy_name(d->policy), cgoom_kind_name(v->kind),
-			     s->cgroups[v->cgroup].path, eligible, cgoom_human_size(v->footprint, a, sizeof(a)),
-			     v->bias, cgoom_pref_name(v->pref),
-			     v->fallback ? ", from memory.current: memory.stat unreadable" : "", p->pid,
-			     p->comm, cgoom_human_size(sel_add(sel_add(p->rss, p->swap), p->pte), b, sizeof(b)));
-	if (n > 0 && (size_t)n < sizeof(d->reason) && d->scope >= 0)
-		snprintf(d->reason + n, sizeof(d->reason) - (size_t)n,
-			 "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
-			 s->cgroups[d->scope].path, d->n_pids,
-			 d->use_cgroup_kill ? " with cgroup.kill" : " one by one (it holds protected ones)");
-}
-
 /* ---- the policies, one row each ---- */
 
 static const struct cgoom_policy_ops *const policies[CGOOM_POLICY_MAX] = {
@@ -348,7 +315,8 @@ int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision
 	d->has_victim = d->inflight = d->use_cgroup_kill = false;
 	d->victim = d->victim_pid = d->victim_cgroup = d->scope = -1;
 	d->inflight_pid = 0;
-	d->reason[0] = '\0';
+	d->outcome = CGOOM_OUTCOME_NO_CANDIDATE;
+	d->n_eligible = 0;
 	d->domain = domain;
 	d->policy = (enum cgoom_policy)s->cgroups[domain].policy.value;
 	const struct cgoom_policy_ops *ops = cgoom_policy_ops(d->policy);
@@ -360,6 +328,8 @@ int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision
 	d->domain_size = cgoom_domain_size(s, domain);
 	ops->rank(s, d);
 	qsort(d->candidates, d->n_candidates, sizeof(*d->candidates), cmp_cand_qsort);
+	while (d->n_eligible < d->n_candidates && d->candidates[d->n_eligible].eligible)
+		d->n_eligible++; /* they lead the ranking */
 	return 0;
 }
 
@@ -374,28 +344,24 @@ int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 			    cgoom_snapshot_is_under(s, s->procs[k].cgroup, domain)) {
 				d->inflight = true;
 				d->inflight_pid = s->inflight[i];
-				snprintf(d->reason, sizeof(d->reason),
-					 "waiting: PID %d, killed earlier in %s, is still exiting",
-					 s->inflight[i], s->cgroups[domain].path);
+				d->outcome = CGOOM_OUTCOME_INFLIGHT;
 				return 0;
 			}
-	if (d->n_candidates == 0 || !d->candidates[0].eligible) {
-		snprintf(d->reason, sizeof(d->reason), "no eligible victim in %s (policy %s)",
-			 s->cgroups[domain].path, cgoom_policy_name(d->policy));
+	if (d->n_eligible == 0) {
+		d->outcome = CGOOM_OUTCOME_NO_CANDIDATE;
 		return 0;
 	}
 	int proc = sel_pick_process(s, d, &d->candidates[0]);
 	if (proc < 0) {
-		snprintf(d->reason, sizeof(d->reason), "no eligible process in %s",
-			 s->cgroups[d->candidates[0].cgroup].path);
+		d->outcome = CGOOM_OUTCOME_NO_PROCESS;
 		return 0;
 	}
+	d->outcome = CGOOM_OUTCOME_VICTIM;
 	d->has_victim = true;
 	d->victim = 0;
 	d->victim_pid = s->procs[proc].pid;
 	d->victim_cgroup = d->candidates[0].cgroup;
 	fill_kill_set(s, domain, proc, d);
-	explain_reason(s, d, proc);
 	return 0;
 }
 
