@@ -82,22 +82,32 @@ static void select_bounded(struct cgoom_snapshot *s, int dom, uint32_t mask, uin
 			g->stat_deferred = smask >> k & 1;
 		}
 	}
+	struct cgoom_plan plan;
+	cgoom_plan_init(&plan);
 	for (unsigned round = 0;; round++) {
 		if (round > 2 * s->n_cgroups + 40)
 			abort(); /* it must end */
-		if (cgoom_select(s, dom, d) < 0)
+		if (cgoom_rank(s, dom, d) < 0 || cgoom_plan(s, d, &plan) < 0)
 			break;
-		if (d->n_needs == 0)
+		if (plan.kind == CGOOM_PLAN_DONE) {
+			cgoom_decide(s, d);
 			break;
-		for (size_t i = 0; i < d->n_needs; i++) {
-			struct cgoom_cgroup *g = &s->cgroups[d->needs[i]];
+		}
+		if (plan.kind == CGOOM_PLAN_LOCATE) {
+			s->inflight_located = true; /* every process is there */
+			continue;
+		}
+		for (size_t i = 0; i < plan.n_cgroups; i++) {
+			struct cgoom_cgroup *g = &s->cgroups[plan.cgroups[i]];
 			if (!g->deferred)
 				abort(); /* asks only for what is deferred */
 			g->stat_deferred = false;
-			if (!d->needs_stat)
+			if (plan.kind == CGOOM_PLAN_BODIES)
 				g->deferred = false;
 		}
 	}
+	cgoom_plan_free(&plan);
+	s->inflight_located = false;
 	for (size_t k = 0; k < s->n_cgroups; k++)
 		s->cgroups[k].deferred = s->cgroups[k].stat_deferred = false;
 }
@@ -133,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		g->current = (uint64_t)take(&r, 2) << 16;
 		g->max = (f & 8) ? UINT64_MAX : (uint64_t)take(&r, 2) << 20;
 		g->raw.has_trusted_policy = f & 16;
-		g->raw.trusted_policy = (enum cgoom_policy)((f >> 5) % 3);
+		g->raw.trusted_policy = (enum cgoom_policy)((f >> 5) % CGOOM_POLICY_MAX);
 		g->raw.has_trusted_pref = f & 128;
 		g->raw.trusted_pref = (enum cgoom_pref)((f >> 8) % 4);
 		g->raw.has_user_pref = f & 1024;
@@ -145,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (take(&r, 1) & 1) { /* the root's policy */
 		s.cgroups[0].raw.has_trusted_policy = true;
-		s.cgroups[0].raw.trusted_policy = (enum cgoom_policy)(take(&r, 1) % 3);
+		s.cgroups[0].raw.trusted_policy = (enum cgoom_policy)(take(&r, 1) % CGOOM_POLICY_MAX);
 	}
 	unsigned np = take(&r, 1) % 48;
 	for (unsigned i = 0; i < np; i++) {

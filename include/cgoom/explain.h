@@ -18,6 +18,14 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			const struct cgoom_decision *d);
 
+/* Why a decision came out as it did, in a sentence (from its outcome
+ * code and numbers; the engine writes no text). */
+void cgoom_explain_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			  const struct cgoom_decision *d);
+
+/* The words for a why code; NULL for CGOOM_WHY_NONE. */
+const char *cgoom_why_text(enum cgoom_why w);
+
 /* "1.5 GiB", "250.0 MiB", "12.0 KiB", "512 B" */
 const char *cgoom_human_size(uint64_t bytes, char *buf, size_t cap);
 

@@ -31,6 +31,32 @@ enum cgoom_kind {
 };
 const char *cgoom_kind_name(enum cgoom_kind k);
 
+/* Why a candidate (or a process) is passed over; explain.c has the words. */
+enum cgoom_why {
+	CGOOM_WHY_NONE = 0,        /* eligible */
+	CGOOM_WHY_KTHREAD,         /* kernel thread */
+	CGOOM_WHY_PID1,            /* PID 1 of the proc root */
+	CGOOM_WHY_SELF,            /* cgoom itself */
+	CGOOM_WHY_ADJ_MIN,         /* oom_score_adj -1000 */
+	CGOOM_WHY_OMIT,            /* preference omit */
+	CGOOM_WHY_ZOMBIE,
+	CGOOM_WHY_NO_MM,           /* no address space */
+	CGOOM_WHY_NO_ELIGIBLE,     /* an entity without an eligible process */
+	CGOOM_WHY_NO_MEMINFO,      /* the root entity: no /proc/meminfo */
+	CGOOM_WHY_ROOT_NONPOSITIVE, /* the root entity: system minus children <= 0 */
+	CGOOM_WHY_MAX,
+};
+
+/* How a decision ended; explain.c renders the reason from it and the
+ * decision's numbers. */
+enum cgoom_outcome {
+	CGOOM_OUTCOME_VICTIM = 0,   /* has_victim */
+	CGOOM_OUTCOME_INFLIGHT,     /* waiting for inflight_pid */
+	CGOOM_OUTCOME_NO_CANDIDATE, /* no eligible candidate in the domain */
+	CGOOM_OUTCOME_NO_PROCESS,   /* the first entity has no eligible process */
+	CGOOM_OUTCOME_MAX,
+};
+
 struct cgoom_candidate {
 	enum cgoom_kind kind;
 	int cgroup;         /* entity cgroup; for a process, the cgroup it is attached to */
@@ -44,7 +70,7 @@ struct cgoom_candidate {
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	int order;       /* pre-order walk position (root entity: after all) */
-	const char *why; /* static text for ineligible ones; NULL otherwise */
+	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };
 
 struct cgoom_decision {
@@ -67,19 +93,55 @@ struct cgoom_decision {
 
 	bool inflight; /* aborted: a previous victim in the domain is still dying */
 	int inflight_pid;
-	char reason[512];
-
-	/* Branch and bound (a snapshot with deferred cgroups): the deferred
-	 * cgroups that must be read before the answer is final, ascending.
-	 * When n_needs > 0 there is no victim yet: read them
-	 * (cgoom_snapshot_expand, or only their memory.stat when needs_stat),
-	 * finalize, and select again. Always 0 for a snapshot without
-	 * deferred cgroups. */
-	int *needs;
-	size_t n_needs, cap_needs;
-	bool needs_stat;
-	unsigned round; /* selections so far on this decision with needs (bounds the batch) */
+	enum cgoom_outcome outcome; /* the reason, as a code (explain.c words it) */
+	size_t n_eligible;          /* eligible candidates */
 };
+
+/*
+ * What a snapshot still lacks before the ranking of a domain is final
+ * (branch and bound): nothing, the memory.stat of some deferred
+ * cgroups, their bodies (limits, processes), or where some in-flight
+ * PIDs live. cgoom_plan() writes it; the reader fills it
+ * (cgoom_reader_fill); nothing is carried from one plan to the next.
+ */
+enum cgoom_plan_kind {
+	CGOOM_PLAN_DONE = 0, /* nothing: decide */
+	CGOOM_PLAN_STATS,    /* memory.stat (and a fresh bound) of cgroups[] */
+	CGOOM_PLAN_BODIES,   /* all of cgroups[], as a full read would have */
+	CGOOM_PLAN_LOCATE,   /* the cgroups that pids[] live in (inflight) */
+	CGOOM_PLAN_MAX,
+};
+
+struct cgoom_plan {
+	enum cgoom_plan_kind kind;
+	int *cgroups; /* STATS, BODIES: deferred cgroups, ascending, unique */
+	size_t n_cgroups, cap_cgroups;
+	int *pids; /* LOCATE: in-flight PIDs not in the snapshot */
+	size_t n_pids, cap_pids;
+	bool bound_broken; /* a footprint read was above its bound: BODIES of all */
+};
+
+void cgoom_plan_init(struct cgoom_plan *p);
+void cgoom_plan_free(struct cgoom_plan *p); /* NULL-safe */
+
+/*
+ * One oom_policy (SPEC 3, 4): a row of the table in select.c, one file
+ * each (src/lib/policy-*.c). Adding one: a CGOOM_POLICY_* value before
+ * CGOOM_POLICY_MAX, its file with these ops, its row, its tests.
+ */
+struct cgoom_policy_ops {
+	const char *name;  /* in the CLI, config, xattrs and JSON */
+	bool on_root;      /* may be the root's policy (tree may not) */
+	bool bounded;      /* its scores never exceed the memcg bounds, so
+			    * branch and bound may prune (none: oom_score_adj
+			    * is unbounded, every process is read) */
+	/* Appends the candidates of d->domain to d (unsorted; room for
+	 * n_cgroups + n_procs + 1 is there), d->domain_size set. */
+	void (*rank)(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+};
+
+/* The ops of policy p, or NULL when out of range. */
+const struct cgoom_policy_ops *cgoom_policy_ops(enum cgoom_policy p);
 
 void cgoom_decision_init(struct cgoom_decision *d);
 void cgoom_decision_free(struct cgoom_decision *d); /* NULL-safe */
@@ -87,7 +149,7 @@ void cgoom_decision_free(struct cgoom_decision *d); /* NULL-safe */
 /* Whether process i may ever be killed: has an address space, not a
  * kernel thread or zombie, oom_score_adj != -1000, not PID 1, not
  * cgoom itself, not under an omit cgroup. Needs resolved settings. */
-bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, const char **ret_why);
+bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, enum cgoom_why *ret_why);
 
 /* Whether the cgroup root is itself a cgroup with memory files (a cgroup
  * namespace, or cgroupfs mounted from a subtree): then "/" is judged
@@ -123,12 +185,33 @@ uint64_t cgoom_memcg_bound(const struct cgoom_snapshot *s, int i);
  * ahead of b. Total: never 0 for two distinct candidates. */
 int cgoom_candidate_cmp(const struct cgoom_candidate *a, const struct cgoom_candidate *b);
 
-/* Selects a victim in `domain` (a memcg index) as if it were out of
- * memory now. Deferred cgroups count with their bound (and as eligible)
- * until they could decide the answer: then they are listed in
- * ret->needs and ret->has_victim is false. The final answer (n_needs 0)
- * is the one a full snapshot gives, as long as each bound holds. Writes *ret (whose buffers it reuses and grows). Returns 0
- * also when there is no victim (ret->has_victim false, reason says why)
- * or when a victim is in flight; -EINVAL if domain is not a memcg,
+/*
+ * The pipeline, each stage a pure function of the snapshot:
+ *   cgoom_rank(s, domain, d)   scores and orders the candidates (deferred
+ *                              cgroups count with their bound, and as
+ *                              eligible: bounded / unchecked);
+ *   cgoom_plan(s, d, plan)     what must still be read for the answer to
+ *                              be the one a full snapshot gives;
+ *   cgoom_decide(s, d)         once the plan is DONE: the victim, P, the
+ *                              kill set and the reason (or in flight, or
+ *                              no victim).
+ * The driver (src/shared/pipeline.c, cgoom_select_lazy) loops rank ->
+ * plan -> fill until the plan is DONE, then decides.
+ */
+/* Writes d's domain, policy, T and candidates (best first), clears the
+ * rest. -EINVAL if domain is not a memcg, -ENOMEM. */
+int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *d);
+/* Needs d ranked by cgoom_rank() on this very snapshot. Writes *ret
+ * (whose buffers it reuses). Always DONE for a snapshot with nothing
+ * deferred. -ENOMEM. */
+int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
+	       struct cgoom_plan *ret);
+/* Needs d ranked, and the plan DONE. 0 also when there is no victim
+ * (has_victim false) or one is in flight; -ENOMEM. */
+int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+
+/* rank, plan, decide on a snapshot the plan needs nothing more of (a
+ * full one): -EAGAIN (and no victim) if it does. Writes *ret (whose
+ * buffers it reuses and grows). -EINVAL if domain is not a memcg,
  * -ENOMEM. */
 int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *ret);

@@ -69,8 +69,8 @@ struct cgoom_cgroup {
 	 * not read yet; with stat_deferred, its memory.stat neither, and
 	 * only current/swap_current (the bound: an upper bound of its
 	 * footprint), raw settings and its place in the tree are known.
-	 * cgoom_select() asks for them through cgoom_decision.needs when
-	 * they could matter. stat_deferred implies deferred. */
+	 * cgoom_plan() asks for them when they could matter.
+	 * stat_deferred implies deferred. */
 	bool deferred, stat_deferred;
 
 	/* filled by cgoom_settings_resolve() */
@@ -109,6 +109,10 @@ struct cgoom_snapshot {
 	 * selection in a domain holding one of them aborts. */
 	const int *inflight;
 	size_t n_inflight;
+	/* The reader looked up where the in-flight PIDs live (their
+	 * /proc/PID/cgroup) and read those cgroups: one not in the snapshot
+	 * now is not alive in any cgroup a full read would list. */
+	bool inflight_located;
 
 	/* Things the reader (or resolver) skipped or worked around, for the
 	 * explanation: "memory.stat of /a unreadable: ..." (owned). */

@@ -4,10 +4,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The oom_policy values, each implemented by one src/lib/policy-*.c
+ * behind struct cgoom_policy_ops (select.h); names come from there. */
 enum cgoom_policy {
 	CGOOM_POLICY_NONE = 0,
 	CGOOM_POLICY_CGROUP = 1,
 	CGOOM_POLICY_TREE = 2,
+	CGOOM_POLICY_MAX,
 };
 
 /* Ordered by killability: a higher value is killed first. */
@@ -34,6 +37,9 @@ enum cgoom_source {
 const char *cgoom_policy_name(enum cgoom_policy p);
 const char *cgoom_pref_name(enum cgoom_pref p);
 const char *cgoom_source_name(enum cgoom_source s);
+
+/* "none, cgroup or tree": every policy name, for messages. */
+const char *cgoom_policy_name_list(void);
 
 /* Exact, case-sensitive names, with an optional trailing '\n' or NUL
  * (xattr values written by `setfattr` or `echo`). -EINVAL otherwise. */

@@ -39,7 +39,7 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 	int domain = cli_find_memcg(c, o->n_args ? o->args[0] : "/");
 	if (domain < 0)
 		return -domain;
-	int r = c->rd ? cgoom_select_lazy(c->rd, &c->snap, domain, d) : cgoom_select(&c->snap, domain, d);
+	int r = cgoom_select_lazy(c->rd, &c->snap, domain, d);
 	if (r < 0) {
 		log_error("selecting in %s: %s", c->snap.cgroups[domain].path, strerror(-r));
 		return EXIT_RUNTIME;
@@ -146,7 +146,10 @@ int cmd_kill(const struct cli_opts *o)
 	if (rc != EXIT_OK)
 		goto out;
 	if (!d.has_victim) {
-		log_error("nothing killed: %s", d.reason);
+		struct cgoom_strbuf why = { 0 };
+		cgoom_explain_reason(&why, &c.snap, &d);
+		log_error("nothing killed: %s", why.buf ? why.buf : "");
+		cgoom_strbuf_free(&why);
 		rc = EXIT_RUNTIME;
 		goto out;
 	}

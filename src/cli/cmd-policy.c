@@ -12,14 +12,13 @@
 #include "cli.h"
 #include "log.h"
 
+/* The seed's memory.oom_policy format: every policy, the one in force
+ * in brackets ("none [cgroup] tree"). */
 static void print_policy(enum cgoom_policy p)
 {
-	static const char *const lines[] = {
-		[CGOOM_POLICY_NONE] = "[none] cgroup tree",
-		[CGOOM_POLICY_CGROUP] = "none [cgroup] tree",
-		[CGOOM_POLICY_TREE] = "none cgroup [tree]",
-	};
-	puts(lines[p]);
+	for (int i = 0; i < CGOOM_POLICY_MAX; i++)
+		printf(i == (int)p ? "%s[%s]" : "%s%s", i ? " " : "", cgoom_policy_name((enum cgoom_policy)i));
+	putchar('\n');
 }
 
 static int set_policy(struct cli_ctx *c, int i, enum cgoom_policy p)

@@ -362,9 +362,13 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		report_dry_run(dm, d, sb);
 		d->cooldown_until_us = daemon_now_us() + dm->cfg.kill_wait_us;
 	} else {
+		struct cgoom_strbuf why = { 0 };
+		if (!sb->dec.has_victim)
+			cgoom_explain_reason(&why, &sb->snap, &sb->dec);
 		log_warning("%s: no victim: %s", d->path,
 			    sb->dec.has_victim ? "every victim process vanished or is protected"
-					       : sb->dec.reason);
+					       : why.buf ? why.buf : "");
+		cgoom_strbuf_free(&why);
 		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US;
 	}
 	if (clear_after)

@@ -30,8 +30,6 @@
 
 struct domain;
 
-#define DAEMON_N_POLICIES (CGOOM_POLICY_TREE + 1)
-
 /* What an epoll event is about; epoll_event.data.ptr points at one. */
 enum watch_kind {
 	W_SIGNAL,
@@ -126,8 +124,7 @@ struct domain {
 
 struct metric_row {
 	char *domain;
-	/* by enum cgoom_policy (becomes CGOOM_POLICY_MAX once the engine has it) */
-	uint64_t kills[DAEMON_N_POLICIES];
+	uint64_t kills[CGOOM_POLICY_MAX]; /* by enum cgoom_policy */
 	uint64_t triggers[CGOOM_TRIGGER_N_];
 	uint64_t kernel_oom_kills;
 };

@@ -128,7 +128,7 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 		  uint64_t reaction_us)
 {
 	struct metric_row *r = row(dm, domain);
-	if (r && (unsigned)policy < DAEMON_N_POLICIES)
+	if (r && (unsigned)policy < CGOOM_POLICY_MAX)
 		r->kills[policy]++;
 	dm->have_reaction = true;
 	dm->last_reaction_us = reaction_us;
@@ -168,7 +168,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
 	for (size_t i = 0; i < dm->n_rows; i++)
-		for (int p = 0; p < DAEMON_N_POLICIES; p++) {
+		for (int p = 0; p < CGOOM_POLICY_MAX; p++) {
 			if (!dm->rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");

@@ -411,7 +411,7 @@ static int set_cgroup_key(struct parser *p, enum cgroup_key k, const char *v)
 	switch (k) {
 	case CK_OOM_POLICY:
 		if (cgoom_policy_from_string(v, strlen(v), &cg->policy) < 0)
-			return fail(p, "oom_policy must be none, cgroup or tree, got '%s'", show(&sh, v));
+			return fail(p, "oom_policy must be %s, got '%s'", cgoom_policy_name_list(), show(&sh, v));
 		if (cg->policy == CGOOM_POLICY_TREE && strcmp(cg->path, "/") == 0)
 			return fail(p, "oom_policy 'tree' is not allowed on the root cgroup");
 		cg->has_policy = true;

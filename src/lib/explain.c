@@ -34,6 +34,93 @@ static void source_name(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	cgoom_strbuf_printf(b, "\"] line %d", st->line);
 }
 
+static const char *const why_text[CGOOM_WHY_MAX] = {
+	[CGOOM_WHY_NONE] = NULL,
+	[CGOOM_WHY_KTHREAD] = "kernel thread",
+	[CGOOM_WHY_PID1] = "PID 1",
+	[CGOOM_WHY_SELF] = "cgoom itself",
+	[CGOOM_WHY_ADJ_MIN] = "oom_score_adj -1000",
+	[CGOOM_WHY_OMIT] = "preference omit",
+	[CGOOM_WHY_ZOMBIE] = "zombie",
+	[CGOOM_WHY_NO_MM] = "no address space",
+	[CGOOM_WHY_NO_ELIGIBLE] = "no eligible process",
+	[CGOOM_WHY_NO_MEMINFO] = "no /proc/meminfo",
+	[CGOOM_WHY_ROOT_NONPOSITIVE] = "footprint <= 0 after subtracting the top-level cgroups",
+};
+
+const char *cgoom_why_text(enum cgoom_why w)
+{
+	return (unsigned)w < CGOOM_WHY_MAX ? why_text[w] : NULL;
+}
+
+static const struct cgoom_process *find_proc(const struct cgoom_snapshot *s, int pid)
+{
+	for (size_t i = 0; i < s->n_procs; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			  const struct cgoom_decision *d)
+{
+	const struct cgoom_candidate *v = &d->candidates[d->victim];
+	const struct cgoom_process *p = find_proc(s, d->victim_pid);
+	char h1[32], h2[32];
+	if (!p)
+		return; /* cannot be: the victim is P of the snapshot */
+	uint64_t psize = p->rss + p->swap + p->pte;
+	if (psize < p->rss)
+		psize = UINT64_MAX;
+	if (v->kind == CGOOM_KIND_PROCESS)
+		cgoom_strbuf_printf(b,
+				    "policy none: process %d (%s) in %s ranks first of %zu by oom_badness "
+				    "(%s, oom_score_adj %d, preference %s)",
+				    p->pid, p->comm, s->cgroups[p->cgroup].path, d->n_eligible,
+				    cgoom_human_size(v->footprint, h1, sizeof(h1)), p->oom_score_adj,
+				    cgoom_pref_name(v->pref));
+	else
+		cgoom_strbuf_printf(b,
+				    "policy %s: %s entity %s ranks first of %zu (footprint %s, bias %d, "
+				    "preference %s%s); its largest process is %d (%s, %s)",
+				    cgoom_policy_name(d->policy), cgoom_kind_name(v->kind),
+				    s->cgroups[v->cgroup].path, d->n_eligible,
+				    cgoom_human_size(v->footprint, h1, sizeof(h1)), v->bias,
+				    cgoom_pref_name(v->pref),
+				    v->fallback ? ", from memory.current: memory.stat unreadable" : "", p->pid,
+				    p->comm, cgoom_human_size(psize, h2, sizeof(h2)));
+	if (d->scope >= 0)
+		cgoom_strbuf_printf(b, "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
+				    s->cgroups[d->scope].path, d->n_pids,
+				    d->use_cgroup_kill ? " with cgroup.kill" : " one by one (it holds protected ones)");
+}
+
+void cgoom_explain_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			  const struct cgoom_decision *d)
+{
+	const char *dom = s->cgroups[d->domain].path;
+	switch (d->outcome) {
+	case CGOOM_OUTCOME_VICTIM:
+		if (d->has_victim)
+			victim_reason(b, s, d);
+		break;
+	case CGOOM_OUTCOME_INFLIGHT:
+		cgoom_strbuf_printf(b, "waiting: PID %d, killed earlier in %s, is still exiting",
+				    d->inflight_pid, dom);
+		break;
+	case CGOOM_OUTCOME_NO_CANDIDATE:
+		cgoom_strbuf_printf(b, "no eligible victim in %s (policy %s)", dom,
+				    cgoom_policy_name(d->policy));
+		break;
+	case CGOOM_OUTCOME_NO_PROCESS:
+		cgoom_strbuf_printf(b, "no eligible process in %s",
+				    s->cgroups[d->candidates[0].cgroup].path);
+		break;
+	case CGOOM_OUTCOME_MAX:
+		break;
+	}
+}
+
 void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s, int cgroup,
 			  const struct cgoom_setting *st)
 {
@@ -71,7 +158,7 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_printf(b, ", \"unchecked\": true");
 	if (c->why) {
 		cgoom_strbuf_printf(b, ", \"why\": ");
-		cgoom_strbuf_json_string(b, c->why);
+		cgoom_strbuf_json_string(b, cgoom_why_text(c->why));
 	}
 	/* where the entity's preference (and a cgroup's bias) came from */
 	const struct cgoom_cgroup *cg = &s->cgroups[c->cgroup];
@@ -127,7 +214,10 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	if (d->inflight)
 		cgoom_strbuf_printf(b, ", \"inflight\": %d", d->inflight_pid);
 	cgoom_strbuf_printf(b, ", \"reason\": ");
-	cgoom_strbuf_json_string(b, d->reason);
+	struct cgoom_strbuf reason = { 0 };
+	cgoom_explain_reason(&reason, s, d);
+	cgoom_strbuf_json_string(b, reason.buf ? reason.buf : "");
+	cgoom_strbuf_free(&reason);
 	cgoom_strbuf_printf(b, ", \"notes\": [");
 	for (size_t i = 0; i < s->n_notes; i++) {
 		if (i)
@@ -135,14 +225,6 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_json_string(b, s->notes[i]);
 	}
 	cgoom_strbuf_printf(b, "]}");
-}
-
-static const struct cgoom_process *find_proc(const struct cgoom_snapshot *s, int pid)
-{
-	for (size_t i = 0; i < s->n_procs; i++)
-		if (s->procs[i].pid == pid)
-			return &s->procs[i];
-	return NULL;
 }
 
 void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
@@ -201,14 +283,15 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		if (c->unchecked && !c->bounded)
 			cgoom_strbuf_printf(b, "  (processes not read)");
 		if (c->why)
-			cgoom_strbuf_printf(b, "  passed over: %s", c->why);
+			cgoom_strbuf_printf(b, "  passed over: %s", cgoom_why_text(c->why));
 		cgoom_strbuf_printf(b, "\n");
 	}
 	if (d->n_candidates == 0)
 		cgoom_strbuf_printf(b, "  (no candidates)\n");
 	if (bounded)
 		cgoom_strbuf_printf(b, "  (%zu entit%s not read: <= is memory.current + "
-				       "memory.swap.current, which cannot beat the victim; "
+				       "memory.swap.current + the kernel's unflushed stat error, which cannot beat "
+				       "the victim; "
 				       "explain --full reads them)\n",
 				    bounded, bounded == 1 ? "y" : "ies");
 	if (d->has_victim) {
@@ -235,7 +318,10 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	} else
 		cgoom_strbuf_printf(b, "victim: none\n");
 	cgoom_strbuf_printf(b, "reason: ");
-	cgoom_strbuf_escaped(b, d->reason);
+	struct cgoom_strbuf reason = { 0 };
+	cgoom_explain_reason(&reason, s, d);
+	cgoom_strbuf_escaped(b, reason.buf ? reason.buf : "");
+	cgoom_strbuf_free(&reason);
 	cgoom_strbuf_printf(b, "\n");
 	for (size_t i = 0; i < s->n_notes; i++) {
 		cgoom_strbuf_printf(b, "note: ");

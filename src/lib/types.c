@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "cgoom/select.h"
 #include "cgoom/types.h"
 
-static const char *const policy_names[] = { "none", "cgroup", "tree" };
 static const char *const pref_names[] = { "omit", "avoid", "none", "prefer" };
 static const char *const source_names[] = {
 	[CGOOM_SRC_DEFAULT] = "default",
@@ -18,7 +19,21 @@ static const char *const source_names[] = {
 
 const char *cgoom_policy_name(enum cgoom_policy p)
 {
-	return NAME_OF(policy_names, p);
+	const struct cgoom_policy_ops *ops = cgoom_policy_ops(p);
+	return ops ? ops->name : NULL;
+}
+
+const char *cgoom_policy_name_list(void)
+{
+	static char list[128];
+	if (!list[0]) {
+		size_t n = 0;
+		for (int p = 0; p < CGOOM_POLICY_MAX; p++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+					      p == 0 ? "" : p + 1 == CGOOM_POLICY_MAX ? " or " : ", ",
+					      cgoom_policy_name((enum cgoom_policy)p));
+	}
+	return list;
 }
 
 const char *cgoom_pref_name(enum cgoom_pref p)
@@ -46,16 +61,23 @@ static int lookup(const char *const *table, size_t n, const char *buf, size_t le
 
 int cgoom_policy_from_string(const char *buf, size_t len, enum cgoom_policy *ret)
 {
-	int r = lookup(policy_names, 3, buf, len);
-	if (r < 0)
-		return r;
-	*ret = (enum cgoom_policy)r;
-	return 0;
+	if (!buf)
+		return -EINVAL;
+	if (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
+		len--;
+	for (int p = 0; p < CGOOM_POLICY_MAX; p++) {
+		const char *name = cgoom_policy_name((enum cgoom_policy)p);
+		if (strlen(name) == len && memcmp(name, buf, len) == 0) {
+			*ret = (enum cgoom_policy)p;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int cgoom_pref_from_string(const char *buf, size_t len, enum cgoom_pref *ret)
 {
-	int r = lookup(pref_names, 4, buf, len);
+	int r = lookup(pref_names, sizeof(pref_names) / sizeof(pref_names[0]), buf, len);
 	if (r < 0)
 		return r;
 	*ret = (enum cgoom_pref)r;

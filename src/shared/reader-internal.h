@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cgoom/select.h"
 #include "cgoom/snapshot.h"
 #include "reader.h"
 #include "roots-internal.h"
@@ -35,7 +36,6 @@ struct reader {
 	bool lazy;         /* defer childless memcgs */
 	int cwd_fd;        /* the caller's cwd, restored at the end; -1 */
 	int cwd_at;        /* the directory fd the cwd is moved to now; -1 */
-	bool bound_broken; /* an expanded cgroup's footprint was above its bound */
 	bool no_openat2;   /* the kernel has none (ENOSYS): two opens instead */
 	unsigned serial;    /* of the last stage begun */
 	unsigned cwd_serial; /* of the stage whose directory the cwd is (cwd_at) */
@@ -43,6 +43,7 @@ struct reader {
 
 struct cgoom_reader {
 	struct reader rd;
+	struct cgoom_plan plan; /* the driver's (pipeline.c), kept for its buffers */
 };
 
 /* A cgroup being read: everything is gathered here before it is added. */

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cgoom/parse.h"
-#include "cgoom/select.h"
+#include "cgoom/select.h" /* struct cgoom_plan: what to read; no engine call */
 #include "reader-internal.h"
 
 /* Opens NAME/FILE below dirfd without following any symlink. */
@@ -183,16 +183,6 @@ static int open_cgroup(const struct cgoom_roots *r, const char *path, int *ret_p
 	return 0;
 }
 
-/* Whether cgroup idx's footprint is within its bound. It must be for
- * pruning to be right: memory.stat lagging memory.current (or a
- * hand-made tree) can break it; then nothing is pruned any more. */
-static bool bound_holds(const struct reader *rd, int idx)
-{
-	const struct cgoom_cgroup *c = &rd->s->cgroups[idx];
-
-	return !c->stat_ok || cgoom_memcg_footprint(rd->s, idx, NULL) <= cgoom_memcg_bound(rd->s, idx);
-}
-
 /* Reads the body of deferred cgroup idx, as the full read would have. */
 static void expand_one(struct reader *rd, int idx)
 {
@@ -224,7 +214,6 @@ static void expand_one(struct reader *rd, int idx)
 		goto gone;
 	}
 	rd_commit(rd, &st, idx);
-	rd->bound_broken |= !bound_holds(rd, idx);
 	goto out;
 gone:
 	/* kept as an empty cgroup: nothing in it can be chosen */
@@ -237,14 +226,18 @@ out:
 		close(pfd);
 }
 
-/* Only memory.stat (and a fresh bound) of stat_deferred cgroup idx,
- * with one openat2() each from the cgroup root; whatever goes wrong is
- * left to the full read. */
+/* Only memory.stat of stat_deferred cgroup idx, then a fresh
+ * memory.current (and memory.swap.current, if it was not 0): read after
+ * the stat, the bound it is checked against (cgoom_plan) is not older
+ * than the footprint, so a cgroup that grew meanwhile is not mistaken
+ * for a broken bound. One openat2() each from the cgroup root; whatever
+ * goes wrong is left to the full read. */
 static bool expand_stat_one(struct reader *rd, int idx)
 {
 	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 	const char *rel = c->path + 1;
 	struct cgoom_memstat ms;
+	uint64_t cur, swc = 0;
 	int fd;
 
 	if (rd->no_openat2)
@@ -253,37 +246,85 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	if (fd < 0 || cgoom_rbuf_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
 	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
 		goto whole;
+	if (read_bound(rd, rd->roots->cgroup_fd, rel, c->swap_current == 0, &cur, &swc) < 0)
+		goto whole;
 	c->stat = ms;
 	c->stat_ok = true;
 	c->stat_deferred = false;
-	if (bound_holds(rd, idx))
-		return false;
-	/* above the bound read earlier: it may just have grown since, so
-	 * compare with a fresh bound before calling the bound broken */
-	if (read_bound(rd, rd->roots->cgroup_fd, rel, false, &c->current, &c->swap_current) < 0)
-		goto whole;
-	rd->bound_broken |= !bound_holds(rd, idx);
+	c->current = cur;
+	if (c->swap_current != 0)
+		c->swap_current = swc;
 	return false;
 whole:
 	expand_one(rd, idx);
 	return true;
 }
 
-int cgoom_snapshot_expand_stat(struct cgoom_reader *h, struct cgoom_snapshot *s, const int *idx,
-			       size_t n)
+/* Where in-flight PID pid lives: its /proc/PID/cgroup, the cgroup of
+ * that path read if deferred. A PID gone meanwhile needs nothing (a full
+ * read would not list it either); a path that names no cgroup in the
+ * snapshot (another cgroup namespace, a cgroup made since, " (deleted)")
+ * or a file that makes no sense: every deferred cgroup is read, since
+ * the PID could be in any. Returns whether anything was read. */
+static bool locate_one(struct reader *rd, int pid)
+{
+	char rel[32], path[4096];
+	int r, idx;
+
+	snprintf(rel, sizeof rel, "%d/cgroup", pid);
+	r = cgoom_rbuf_read_at(&rd->buf, rd->roots->proc_fd, rel, FILE_MAX);
+	if (r == -ENOENT || r == -ESRCH)
+		return false;
+	if (r == 0 && cgoom_parse_pid_cgroup(rd->buf.p, rd->buf.len, path, sizeof path) == 0 &&
+	    (idx = cgoom_snapshot_find(rd->s, path)) >= 0) {
+		if (!rd->s->cgroups[idx].deferred)
+			return false; /* read already: the PID is not there (any more) */
+		expand_one(rd, idx);
+		return true;
+	}
+	for (size_t i = 0; i < rd->s->n_cgroups && !rd->err; i++)
+		if (rd->s->cgroups[i].deferred)
+			expand_one(rd, (int)i);
+	return true;
+}
+
+int cgoom_reader_fill(struct cgoom_reader *h, struct cgoom_snapshot *s,
+		      const struct cgoom_plan *plan)
 {
 	struct reader *rd = &h->rd;
-	bool whole = false;
+	bool refinalize = false;
 
 	rd->s = s;
-	for (size_t i = 0; i < n && !rd->err; i++)
-		if (idx[i] > 0 && (size_t)idx[i] < s->n_cgroups && s->cgroups[idx[i]].stat_deferred)
-			whole |= expand_stat_one(rd, idx[i]);
+	switch (plan->kind) {
+	case CGOOM_PLAN_STATS:
+		for (size_t i = 0; i < plan->n_cgroups && !rd->err; i++) {
+			int idx = plan->cgroups[i];
+			if (idx > 0 && (size_t)idx < s->n_cgroups && s->cgroups[idx].stat_deferred)
+				refinalize |= expand_stat_one(rd, idx); /* memory.stat alone changes no structure */
+		}
+		break;
+	case CGOOM_PLAN_BODIES:
+		for (size_t i = 0; i < plan->n_cgroups && !rd->err; i++) {
+			int idx = plan->cgroups[i];
+			if (idx > 0 && (size_t)idx < s->n_cgroups && s->cgroups[idx].deferred) {
+				expand_one(rd, idx);
+				refinalize = true;
+			}
+		}
+		break;
+	case CGOOM_PLAN_LOCATE:
+		for (size_t i = 0; i < plan->n_pids && !rd->err; i++)
+			refinalize |= locate_one(rd, plan->pids[i]);
+		s->inflight_located = true;
+		break;
+	case CGOOM_PLAN_DONE:
+	case CGOOM_PLAN_MAX:
+		break;
+	}
 	rd->s = NULL;
 	if (rd->err)
 		return rd->err;
-	/* memory.stat alone changes no structure; a whole read adds processes */
-	return whole ? cgoom_snapshot_finalize(s) : 0;
+	return refinalize ? cgoom_snapshot_finalize(s) : 0;
 }
 
 int cgoom_snapshot_expand(struct cgoom_reader *h, struct cgoom_snapshot *s, const int *idx,
@@ -299,29 +340,4 @@ int cgoom_snapshot_expand(struct cgoom_reader *h, struct cgoom_snapshot *s, cons
 	if (rd->err)
 		return rd->err;
 	return cgoom_snapshot_finalize(s);
-}
-
-int cgoom_select_lazy(struct cgoom_reader *h, struct cgoom_snapshot *s, int domain,
-		      struct cgoom_decision *d)
-{
-	for (;;) {
-		int r = cgoom_select(s, domain, d);
-
-		if (r < 0 || d->n_needs == 0)
-			return r;
-		if (h->rd.bound_broken) {
-			/* read everything still deferred */
-			size_t n = 0;
-
-			for (size_t i = 0; i < s->n_cgroups; i++)
-				if (s->cgroups[i].deferred)
-					d->needs[n++] = (int)i; /* cap_needs >= n_cgroups */
-			d->n_needs = n;
-			d->needs_stat = false;
-		}
-		r = d->needs_stat ? cgoom_snapshot_expand_stat(h, s, d->needs, d->n_needs)
-				  : cgoom_snapshot_expand(h, s, d->needs, d->n_needs);
-		if (r < 0)
-			return r;
-	}
 }

@@ -348,5 +348,6 @@ void cgoom_reader_free(struct cgoom_reader *h)
 	if (!h)
 		return;
 	rd_release(&h->rd);
+	cgoom_plan_free(&h->plan);
 	free(h);
 }

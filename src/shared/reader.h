@@ -70,13 +70,22 @@ int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot 
  * then re-finalizes s. A cgroup that vanished since stays, empty. */
 int cgoom_snapshot_expand(struct cgoom_reader *rd, struct cgoom_snapshot *s, const int *idx,
 			  size_t n);
-/* Only memory.stat (and memory.current, memory.swap.current) of the
- * stat_deferred ones among idx[0..n): their footprints become exact;
- * one that cannot be read so is expanded whole. */
-int cgoom_snapshot_expand_stat(struct cgoom_reader *rd, struct cgoom_snapshot *s, const int *idx,
-			       size_t n);
-/* cgoom_select() until the answer is final, expanding what it needs in
- * between (everything left, once a bound proved wrong). */
+/* Reads what plan asks for (cgoom_plan, select.h) into s, and nothing
+ * else; it never calls the engine:
+ *  STATS   memory.stat of each listed stat_deferred cgroup, then a
+ *          fresh memory.current (one that cannot be read so: its body);
+ *  BODIES  each listed deferred cgroup whole, as the full read would;
+ *  LOCATE  each PID's /proc/PID/cgroup, and the deferred cgroup it
+ *          names (a path that names none: every deferred cgroup); then
+ *          s->inflight_located.
+ * Every listed cgroup is no longer (stat_)deferred afterwards, so a
+ * loop over plans ends. Re-finalizes s when processes were added. */
+struct cgoom_plan;
+int cgoom_reader_fill(struct cgoom_reader *rd, struct cgoom_snapshot *s,
+		      const struct cgoom_plan *plan);
+/* The driver (pipeline.c), one loop for the CLI and the daemon:
+ *   rank -> plan -> (fill -> rank -> plan)... -> decide.
+ * rd NULL: s is a full snapshot (no plan ever asks for anything). */
 int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int domain,
 		      struct cgoom_decision *d);
 void cgoom_reader_free(struct cgoom_reader *rd); /* NULL-safe */

@@ -130,7 +130,10 @@ static void test_expand(void)
 	CHECK_EQ_INT(lazy_read(), 0);
 	int i = idx("/a");
 	CHECK(i > 0 && g_snap.cgroups[i].deferred);
-	CHECK_EQ_INT(cgoom_snapshot_expand_stat(g_rd, &g_snap, &i, 1), 0);
+	struct cgoom_plan plan = { .kind = CGOOM_PLAN_STATS, .cgroups = &i, .n_cgroups = 1 };
+	put_cg("/a", "memory.current", "5100000\n"); /* read again after the stat */
+	CHECK_EQ_INT(cgoom_reader_fill(g_rd, &g_snap, &plan), 0);
+	CHECK_EQ_U64(g_snap.cgroups[i].current, 5100000);
 	CHECK(g_snap.cgroups[i].deferred && !g_snap.cgroups[i].stat_deferred);
 	CHECK(g_snap.cgroups[i].stat_ok);
 	CHECK_EQ_U64(g_snap.cgroups[i].stat.active_anon, 600);
@@ -235,7 +238,6 @@ static void test_same_answer_as_full(void)
 	CHECK(lazy.has_victim);
 	CHECK_EQ_INT(lazy.victim_pid, full_victim);
 	CHECK_EQ_INT(lazy.victim_pid, 1007); /* k = 7: 1 + 119 % 40 = 40 MiB, the largest */
-	CHECK_EQ_INT(lazy.n_needs, 0);
 	for (size_t i = 0; i < g_snap.n_cgroups; i++)
 		deferred_left += g_snap.cgroups[i].deferred;
 	CHECK(deferred_left >= 30); /* most leaves were never read whole */
@@ -251,9 +253,11 @@ static void test_broken_bound_reads_everything(void)
 
 	fx_new();
 	memory_below("");
-	/* memory.stat's footprint (~22 KB) above memory.current (1 KB):
-	 * bounds are not to be trusted here */
+	/* memory.stat's footprint (8 MiB) above memory.current (1 KB) by
+	 * more than the slack of one CPU (1 MiB): bounds are not to be
+	 * trusted here */
 	leaf("/a", 500, 4096, "1024\n");
+	put_cg("/a", "memory.stat", "anon 8388608\nactive_anon 8388608\ninactive_anon 0\nfile 0\n");
 	leaf("/b", 501, 1024, "900\n");
 	leaf("/c", 502, 1024, "800\n");
 	CHECK_EQ_INT(lazy_read(), 0);
@@ -265,6 +269,74 @@ static void test_broken_bound_reads_everything(void)
 	for (size_t i = 1; i < g_snap.n_cgroups; i++)
 		CHECK(!g_snap.cgroups[i].deferred);
 	CHECK(proc(500) && proc(501) && proc(502));
+	cgoom_decision_free(&d);
+	lazy_cleanup();
+}
+
+/* An in-flight PID is looked for where its /proc/PID/cgroup says, not
+ * everywhere: only that cgroup is read, and selection waits for it. */
+static void test_inflight_located(void)
+{
+	struct cgoom_decision d;
+	static const int dying[] = { 502 };
+	static const int gone[] = { 777 };
+
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 4096, "5000000\n");
+	leaf("/b", 501, 1024, "2000000\n");
+	leaf("/c", 502, 1024, "1500000\n");
+	put("proc/502/cgroup", "0::/c\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
+	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	g_snap.inflight = dying;
+	g_snap.n_inflight = 1;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK(d.inflight && !d.has_victim);
+	CHECK_EQ_INT(d.inflight_pid, 502);
+	CHECK(g_snap.inflight_located);
+	CHECK(!cg("/c")->deferred && proc(502));
+	CHECK(cg("/a")->deferred && cg("/b")->deferred); /* never read */
+	cgoom_decision_free(&d);
+	lazy_cleanup();
+
+	/* a PID that is gone (no /proc/PID): nothing more is read for it,
+	 * and selection goes on as the full read would */
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 4096, "5000000\n");
+	leaf("/b", 501, 1024, "2000000\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
+	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	g_snap.inflight = gone;
+	g_snap.n_inflight = 1;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK(!d.inflight && d.has_victim);
+	CHECK_EQ_INT(d.victim_pid, 500);
+	CHECK(cg("/b")->deferred);
+	cgoom_decision_free(&d);
+	lazy_cleanup();
+
+	/* a path that names no cgroup here (another cgroup namespace):
+	 * it could be anywhere, so everything is read */
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 4096, "5000000\n");
+	leaf("/b", 501, 1024, "2000000\n");
+	put("proc/501/cgroup", "0::/elsewhere/b\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
+	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	g_snap.inflight = (const int[]){ 501 };
+	g_snap.n_inflight = 1;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK(d.inflight);
+	CHECK(!cg("/a")->deferred && !cg("/b")->deferred);
 	cgoom_decision_free(&d);
 	lazy_cleanup();
 }
@@ -282,6 +354,7 @@ int main(void)
 		TAP(test_deferred_xattrs),
 		TAP(test_same_answer_as_full),
 		TAP(test_broken_bound_reads_everything),
+		TAP(test_inflight_located),
 		{ 0 },
 	});
 }

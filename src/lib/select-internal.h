@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* Shared by the selection stages: select.c (rank dispatch, decide),
+ * plan.c and the policies (policy-*.c). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgoom/select.h"
+
+static inline uint64_t sel_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline int64_t sel_add_s(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!__builtin_add_overflow(a, b, &r))
+		return r;
+	return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
+static inline int64_t sel_mul_s(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (!__builtin_mul_overflow(a, b, &r))
+		return r;
+	return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+}
+
+static inline int64_t sel_s64(uint64_t v)
+{
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Whether pre-order position k is strictly inside top's subtree. */
+static inline bool sel_in_subtree(const struct cgoom_snapshot *s, int top, size_t k)
+{
+	return k < s->n_cgroups && s->cgroups[s->preorder[k]].depth > s->cgroups[top].depth;
+}
+
+/* Why process p may never be killed, or CGOOM_WHY_NONE; *ret_protected
+ * (may be NULL) says whether that reason also stops a cgroup.kill of its
+ * cgroup (zombies and processes without mm do not). */
+enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
+			       bool *ret_protected);
+
+/* P of entity e (its largest eligible process by oom_badness), or -1. */
+int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
+		     const struct cgoom_candidate *e);
+
+/* The highest cgroup with memory.oom.group = 1 from domain down to the
+ * memcg of process proc, or -1. */
+int sel_kill_scope(const struct cgoom_snapshot *s, int domain, int proc);
+
+/* A new zeroed candidate at the end of d's list (room is reserved by
+ * cgoom_rank). */
+struct cgoom_candidate *sel_add_candidate(struct cgoom_decision *d);
+
+/* The entity walk of policies cgroup and tree (policy-cgroup.c). */
+void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+
+extern const struct cgoom_policy_ops cgoom_policy_none_ops;
+extern const struct cgoom_policy_ops cgoom_policy_cgroup_ops;
+extern const struct cgoom_policy_ops cgoom_policy_tree_ops;
