@@ -212,9 +212,12 @@ uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
 /* Near a line the next sample comes at about half the time the measured
  * growth needs to cross it, never sooner than this. */
 #define CGOOM_SAMPLE_FLOOR_US 1000ULL
-/* Without measured growth, the worst case (the fill rate) still samples
- * at least this often once the line is close: 60 MiB at 6000 MiB/s. */
-#define CGOOM_SAMPLE_NEAR_US 10000ULL
+/* Without measured growth, the worst case (the fill rate) samples at
+ * most this often: earlyoom's floor, so the idle cost stays at or below
+ * earlyoom's (a line 600 MiB or less away at 6000 MiB/s). Growth that
+ * starts from idle is measured at the next sample, a wake-up by PSI
+ * `some` or memory.events; growth too fast for that needs a guard band. */
+#define CGOOM_SAMPLE_NEAR_US 100000ULL
 /* A rate estimate decays to zero over this long without growth. */
 #define CGOOM_RATE_FORGET_US 2000000ULL
 
@@ -235,8 +238,7 @@ void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us);
 
 /* The next sample's delay: the time the line takes at the worst-case
  * rate (headroom / worst_rate, clamped to [CGOOM_SAMPLE_NEAR_US,
- * CGOOM_POLL_MAX_US]: a domain 6 GiB or more from its line is sampled
- * once a second, as earlyoom does), shortened to headroom / rate / 2
+ * CGOOM_POLL_MAX_US]: 100 ms .. 1 s, earlyoom's intervals), shortened to headroom / rate / 2
  * when the measured rate says the line comes sooner, floored at
  * CGOOM_SAMPLE_FLOOR_US. rate 0 (no growth) gives the worst-case
  * interval alone: the backoff. */

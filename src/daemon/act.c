@@ -298,6 +298,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	struct domain *d = ev->d;
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
+	standby_wait(dm); /* a preparation in flight is nearer done than a new one */
 	uint64_t now = daemon_now_us();
 	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {

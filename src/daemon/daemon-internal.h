@@ -39,6 +39,7 @@ enum watch_kind {
 	W_PSI,      /* a domain's PSI full trigger fired */
 	W_PSI_SOME, /* a domain's PSI some trigger fired: sample now */
 	W_PIDFD,    /* a victim exited */
+	W_PREP,     /* the preparation thread finished a standby decision */
 };
 
 struct watch {
@@ -150,6 +151,9 @@ struct daemon {
 	uint64_t next_rescan_us, next_metrics_us;
 	uint64_t kills_started; /* a standby decided before a later kill is stale */
 	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
+	struct prep_job *prep;    /* a standby being prepared on its thread, or NULL */
+	int prep_efd;             /* eventfd: the preparation thread is done */
+	struct watch w_prep;
 
 	int *inflight;
 	size_t cap_inflight;
@@ -265,8 +269,20 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_decision *b);
 
 /* Makes (or remakes) d's standby decision: fresh lazy snapshot, settings,
- * selection, pidfds opened and verified. 0, or -errno (logged). */
+ * selection, pidfds opened and verified. 0, or -errno (logged). Waits
+ * for a preparation in flight first. */
 int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+/* The same, with the snapshot and the selection on the preparation
+ * thread, so the loop keeps sampling meanwhile (a snapshot can take
+ * hundreds of milliseconds on a loaded machine); the loop finishes it
+ * (pidfds, fds) in standby_wait() when the thread signals prep_efd.
+ * -EBUSY while one is in flight. The thread reads only the snapshot's
+ * files (the reader changes the cwd while it reads: every path the loop
+ * opens meanwhile is absolute or relative to a dirfd) and dm->cfg (a
+ * reload waits for it first). */
+int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+/* Joins the preparation in flight, if any, and installs its standby. */
+void standby_wait(struct daemon *dm);
 /* The verdict on d's standby now (crossing: the trigger fired), after
  * re-validating its targets (allocates nothing). */
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,

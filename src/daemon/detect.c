@@ -23,8 +23,8 @@
 #include "daemon-internal.h"
 #include "log.h"
 
-/* A standby decision is kept while the line is closer than the margin or
- * than this much of the measured growth. */
+/* A cgroup domain keeps a standby decision while its line is closer than
+ * the margin or than this much of the measured growth. */
 #define STANDBY_LOOKAHEAD_US 1000000ULL
 
 static uint64_t above(uint64_t v, uint64_t floor)
@@ -200,8 +200,11 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	ret->level = used;
 	ret->headroom = headroom;
 	ret->rate = rate;
-	uint64_t near = lookahead_bytes(rate);
-	ret->approach = headroom <= (lv.mem_min > near ? lv.mem_min : near);
+	/* a system snapshot is the costliest (every process): the system
+	 * keeps a standby only within its line's own size of it, so bursty
+	 * system-wide growth does not keep the one preparation thread busy
+	 * while a cgroup domain races its limit */
+	ret->approach = headroom <= lv.mem_min;
 }
 
 void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
@@ -162,6 +163,8 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
 		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
 	/* near the line: keep the decision ready */
+	if (dm->prep)
+		return; /* one preparation at a time */
 	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
 	if (v == SB_USE)
 		return;
@@ -172,7 +175,7 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
 	    standby_rank_ok(dm, d->standby))
 		return;
-	standby_prepare(dm, d, daemon_now_us(), ev->level);
+	standby_prepare_async(dm, d, daemon_now_us(), ev->level);
 }
 
 static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
@@ -207,6 +210,7 @@ static void on_timer(struct daemon *dm, uint64_t now)
 
 static void reload(struct daemon *dm)
 {
+	standby_wait(dm); /* the preparation thread reads dm->cfg */
 	struct cgoom_config n;
 	int r = config_load(dm->config_path, dm->o.config_given, &n);
 	struct cgoom_strbuf f = { 0 };
@@ -279,13 +283,17 @@ static int setup_fds(struct daemon *dm)
 	dm->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	dm->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	dm->deadlinefd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (dm->epfd < 0 || dm->sigfd < 0 || dm->timerfd < 0 || dm->deadlinefd < 0)
+	dm->prep_efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (dm->epfd < 0 || dm->sigfd < 0 || dm->timerfd < 0 || dm->deadlinefd < 0 ||
+	    dm->prep_efd < 0)
 		return -errno;
+	dm->w_prep.kind = W_PREP;
 	dm->w_sig.kind = W_SIGNAL;
 	dm->w_timer.kind = W_TIMER;
 	dm->w_deadline.kind = W_DEADLINE;
 	struct { int fd; struct watch *w; } add[] = {
 		{ dm->sigfd, &dm->w_sig }, { dm->timerfd, &dm->w_timer }, { dm->deadlinefd, &dm->w_deadline },
+		{ dm->prep_efd, &dm->w_prep },
 	};
 	for (size_t i = 0; i < sizeof(add) / sizeof(add[0]); i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = add[i].w };
@@ -325,16 +333,20 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 	case W_PIDFD:
 		act_pidfd(dm, w, now);
 		break;
+	case W_PREP:
+		standby_wait(dm);
+		break;
 	}
 }
 
 static void daemon_free(struct daemon *dm)
 {
+	standby_wait(dm);
 	domains_free(dm); /* restores memory.high */
 	free(dm->inflight);
 	metrics_free(dm);
 	events_close(dm);
-	int fds[] = { dm->epfd, dm->sigfd, dm->timerfd, dm->deadlinefd };
+	int fds[] = { dm->epfd, dm->sigfd, dm->timerfd, dm->deadlinefd, dm->prep_efd };
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
@@ -351,7 +363,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		return CGOOM_DAEMON_EXIT_RUNTIME;
 	}
 	dm->o = *o;
-	dm->epfd = dm->sigfd = dm->timerfd = dm->deadlinefd = -1;
+	dm->epfd = dm->sigfd = dm->timerfd = dm->deadlinefd = dm->prep_efd = -1;
 	dm->event_fd = dm->meminfo_fd = dm->vmstat_fd = -1;
 	dm->roots.cgroup_fd = dm->roots.proc_fd = -1;
 	dm->config_path = o->config ? o->config : "/etc/cgoom.conf";

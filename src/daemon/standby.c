@@ -24,6 +24,7 @@
  * again right there. Dropped when the domain goes.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,34 +266,46 @@ static const char *xattr_cgroup(const struct standby *sb)
 	return NULL;
 }
 
-static int decide(struct daemon *dm, struct domain *d, struct standby *sb)
+/* The engine's part of a decision: a fresh lazy snapshot, settings,
+ * selection. Touches nothing of the daemon but what it is given (roots,
+ * config, the domain's path), so it can run on the preparation thread.
+ * sb->snap.inflight must be set before (set_inflight, by the loop). */
+static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_config *cfg,
+			 const char *path, struct standby *sb)
 {
-	int r = cgoom_snapshot_read_lazy(&dm->roots, &sb->snap, &sb->rd);
+	const int *inflight = sb->snap.inflight;
+	size_t n_inflight = sb->snap.n_inflight;
+	int r = cgoom_snapshot_read_lazy(roots, &sb->snap, &sb->rd);
 	if (r < 0) {
-		log_error("%s: reading the snapshot: %s", d->path, strerror(-r));
+		log_error("%s: reading the snapshot: %s", path, strerror(-r));
 		return r;
 	}
 	sb->have_snap = true;
-	r = cgoom_settings_resolve(&sb->snap, &dm->cfg);
-	int idx = r < 0 ? r : cgoom_snapshot_find(&sb->snap, d->path);
+	sb->snap.inflight = inflight;
+	sb->snap.n_inflight = n_inflight;
+	r = cgoom_settings_resolve(&sb->snap, cfg);
+	int idx = r < 0 ? r : cgoom_snapshot_find(&sb->snap, path);
 	if (idx < 0) {
-		log_warning("%s: not in the fresh snapshot (%s)", d->path, strerror(-idx));
+		log_warning("%s: not in the fresh snapshot (%s)", path, strerror(-idx));
 		return idx;
 	}
-	r = set_inflight(dm, sb);
-	if (r == 0)
-		r = cgoom_select_lazy(sb->rd, &sb->snap, idx, &sb->dec);
-	if (r < 0) {
-		log_error("%s: selecting: %s", d->path, strerror(-r));
-		return r;
-	}
+	r = cgoom_select_lazy(sb->rd, &sb->snap, idx, &sb->dec);
+	if (r < 0)
+		log_error("%s: selecting: %s", path, strerror(-r));
+	return r;
+}
+
+/* The loop's part: the victim's pidfds opened and verified, the watches
+ * allocated, the fds of the ranking re-check opened. */
+static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb)
+{
 	if (!sb->dec.has_victim || sb->dec.inflight)
 		return 0;
 	if (sb->dec.scope >= 0 && (size_t)sb->dec.scope < sb->snap.n_cgroups)
 		sb->scope_path = sb->snap.cgroups[sb->dec.scope].path;
 	if (dm->dry_run || !dm->live)
 		return 0; /* nothing will be signalled: no pidfds to hold */
-	r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &sb->res);
+	int r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &sb->res);
 	if (r < 0) {
 		log_error("%s: preparing the kill: %s", d->path, strerror(-r));
 		return r;
@@ -302,7 +315,7 @@ static int decide(struct daemon *dm, struct domain *d, struct standby *sb)
 	sb->exited = calloc(n, sizeof(*sb->exited));
 	if (!sb->watches || !sb->exited)
 		return -ENOMEM;
-	const char *xc = dm->live && !dm->dry_run ? xattr_cgroup(sb) : NULL;
+	const char *xc = xattr_cgroup(sb);
 	if (xc)
 		sb->xattr_fd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, xc);
 	sb->skipped_at = sb->res.n_skipped;
@@ -312,19 +325,21 @@ static int decide(struct daemon *dm, struct domain *d, struct standby *sb)
 	return 0;
 }
 
-int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+static struct standby *standby_new(void)
 {
 	struct standby *sb = calloc(1, sizeof(*sb));
 	if (!sb)
-		return -ENOMEM;
+		return NULL;
 	sb->xattr_fd = -1;
 	cgoom_decision_init(&sb->dec);
-	int r = decide(dm, d, sb);
-	if (r < 0) {
-		standby_free(sb);
-		return r;
-	}
-	uint64_t cost = daemon_now_us() - now;
+	return sb;
+}
+
+/* Makes sb (decided at `now`, `start` when its making began) d's standby. */
+static void standby_install(struct daemon *dm, struct domain *d, struct standby *sb, uint64_t now,
+			    uint64_t start, uint64_t level)
+{
+	uint64_t cost = daemon_now_us() - start;
 	/* a slowly decaying maximum: one fast preparation after a slow one
 	 * must not make the next look cheap */
 	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost
@@ -332,7 +347,6 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	sb->lead = standby_lead(&sb->dec);
 	sb->decided_us = now;
 	sb->level_at = level;
-	sb->kills_at = dm->kills_started;
 	if (d->standby && !standby_same_victim(&d->standby->dec, &sb->dec))
 		log_info("%s: standby: the ranking changed; new victim PID %d", d->path,
 			 sb->dec.has_victim ? sb->dec.victim_pid : 0);
@@ -340,7 +354,99 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 		log_debug("%s: standby: victim PID %d ready", d->path, sb->dec.victim_pid);
 	standby_drop(d);
 	d->standby = sb;
+}
+
+int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+{
+	standby_wait(dm); /* the engine runs on one thread at a time */
+	struct standby *sb = standby_new();
+	if (!sb)
+		return -ENOMEM;
+	sb->kills_at = dm->kills_started;
+	int r = set_inflight(dm, sb);
+	if (r == 0)
+		r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
+	if (r == 0)
+		r = decide_finish(dm, d, sb);
+	if (r < 0) {
+		standby_free(sb);
+		return r;
+	}
+	standby_install(dm, d, sb, now, now, level);
 	return 0;
+}
+
+/* ---- on the preparation thread ---- */
+
+struct prep_job {
+	pthread_t th;
+	struct standby *sb;
+	char *path;
+	const struct cgoom_roots *roots;
+	const struct cgoom_config *cfg;
+	int efd;
+	int r;
+	uint64_t start_us, level;
+};
+
+static void *prep_main(void *arg)
+{
+	struct prep_job *j = arg;
+	j->r = decide_engine(j->roots, j->cfg, j->path, j->sb);
+	uint64_t one = 1;
+	if (write(j->efd, &one, sizeof(one)) < 0) {
+		/* the loop joins on its next standby_wait() anyway */
+	}
+	return NULL;
+}
+
+int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+{
+	if (dm->prep || dm->prep_efd < 0)
+		return -EBUSY;
+	struct prep_job *j = calloc(1, sizeof(*j));
+	struct standby *sb = standby_new();
+	char *path = strdup(d->path);
+	int r = -ENOMEM;
+	if (!j || !sb || !path)
+		goto out_free;
+	sb->kills_at = dm->kills_started;
+	r = set_inflight(dm, sb);
+	if (r < 0)
+		goto out_free;
+	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
+				.efd = dm->prep_efd, .start_us = now, .level = level };
+	r = -pthread_create(&j->th, NULL, prep_main, j);
+	if (r < 0)
+		goto out_free;
+	dm->prep = j;
+	return 0;
+out_free:
+	standby_free(sb);
+	free(path);
+	free(j);
+	return r;
+}
+
+void standby_wait(struct daemon *dm)
+{
+	struct prep_job *j = dm->prep;
+	if (!j)
+		return;
+	pthread_join(j->th, NULL);
+	uint64_t n;
+	while (read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+		;
+	dm->prep = NULL;
+	struct domain *d = domains_find(dm, j->path);
+	/* a kill since it began changed the in-flight set: drop it */
+	if (j->r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != dm->kills_started ||
+	    decide_finish(dm, d, j->sb) < 0)
+		standby_free(j->sb);
+	else
+		standby_install(dm, d, j->sb, j->start_us, j->start_us, j->level);
+	free(j->path);
+	free(j);
 }
 
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,

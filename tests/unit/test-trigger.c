@@ -554,9 +554,9 @@ static void test_next_sample(void)
 	 * cost at most earlyoom's */
 	CHECK_EQ_U64(cgoom_next_sample_us(64 * GiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MAX_US);
 	CHECK_EQ_U64(cgoom_next_sample_us(3000 * MiB, 0, CGOOM_FILL_RATE_RAM), 500000);
-	/* ... and at least every 10 ms once within 60 MiB */
-	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 0, CGOOM_FILL_RATE_RAM), 33333);
-	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_NEAR_US);
+	/* ... and never more often than earlyoom's 100 ms without growth */
+	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_NEAR_US);
+	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 0, CGOOM_FILL_RATE_RAM), 100000);
 	/* 100 MiB/s, 1 GiB to go: half of 10 s, bounded by the worst case */
 	CHECK_EQ_U64(cgoom_next_sample_us(1024 * MiB, 100 * MiB, CGOOM_FILL_RATE_RAM), 170666);
 	/* 1000 MiB/s, 14 MiB to go: half of 14 ms */
