@@ -113,6 +113,9 @@ probe_read() { # worst wakeup latency since the last reset, in ms
 #                           killed PID (default: a line of $TLOG naming PID
 #                           with SIG or kill)
 #   tool_rep_end_NAME       optional: after each repetition
+#   tool_fields_NAME        optional: prints key=value words added to the
+#                           repetition's BENCH-REP line (may use tdead,
+#                           the first death, and cross, the crossing, ns)
 
 TPID=
 tool_start_kernel() { TPID= ; }
@@ -319,7 +322,9 @@ run_rep() {
 		band_ms=$(ms3 $((tdead - band)))
 		[ -n "$c1" ] && [ "${c0:--1}" -ge 0 ] && [ "$c1" -ge 0 ] && band_cpu=$(ms3 $((c1 - c0)))
 	fi
-	out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=$react victim=$names spec=$ok killer=$killer kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?} cross_gap_us=${gap:-none} band_ms=$band_ms band_cpu_ms=$band_cpu psi_lead_ms=$lead exit=${sig:-na} $mon"
+	extra=
+	has_fn tool_fields_$TOOL && extra=$(tool_fields_$TOOL)
+	out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=$react victim=$names spec=$ok killer=$killer kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?} cross_gap_us=${gap:-none} band_ms=$band_ms band_cpu_ms=$band_cpu psi_lead_ms=$lead exit=${sig:-na} $mon $extra"
 	# the grower is gone; respawn static hogs that died
 	hogs_respawn
 }

@@ -128,6 +128,12 @@ def main(path):
                for r in rs if num(r.get("mon_cpu_ms")) is not None and (num(r.get("mon_span_ms")) or 0) > 0]
     mon_n = [num(r.get("mon_samples")) / num(r["mon_span_ms"]) for rs in reps.values()
              for r in rs if num(r.get("mon_samples")) is not None and (num(r.get("mon_span_ms")) or 0) > 0]
+    for s in scens:
+        ex = [num(r.get("limit_exit_ms")) for r in reps.get(("limit", s), [])
+              if num(r.get("limit_exit_ms")) is not None]
+        if ex:
+            print("(limit %s: its SIGKILL -> the death, median %s ms, worst %s ms)"
+                  % (s, fmt(statistics.median(ex)), fmt(max(ex))))
     if mon_cpu and mon_n:
         print("(reference monitor: median %.2f samples/ms, median %.1f%% of one CPU)"
               % (statistics.median(mon_n), statistics.median(mon_cpu)))

@@ -24,3 +24,9 @@ tool_rep_end_limit() {
 	wait "$LPID" 2>/dev/null
 	LPID=
 }
+# its own view: sent_ms, from its crossing to its SIGKILL; exit_ms, from
+# the SIGKILL to the death the watcher saw (the kernel's part: the floor)
+tool_fields_limit() {
+	awk -v d="$tdead" '$1 == "killed" {
+		printf "limit_sent_ms=%.1f limit_exit_ms=%.1f", ($6 - $4) / 1e6, (d - $6) / 1e6 }' "$TLOG" 2>/dev/null
+}
