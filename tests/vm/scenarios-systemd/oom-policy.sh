@@ -2,7 +2,7 @@
 # 6): a service killed by cgoom is an OOM kill to systemd, and its
 # OOMPolicy= applies. In vmp.slice (MemoryMax=400M, guard_band 48M,
 # oom_policy cgroup) the service vm-p runs `sh -c 'memhog 20 &
-# memhog 300 25 & wait'`; cgoom kills the grower. Then, per OOMPolicy:
+# memhog 400 25 & wait'` (20 + 400 MiB cannot fit under memory.high 352M); cgoom kills the grower. Then, per OOMPolicy:
 #   stop     -> PID 1 stops the unit: Result=oom-kill, the 20 MiB sibling
 #               gone too, the unit's journal says systemd-oomd killed;
 #   kill     -> systemd sets memory.oom.group=1, so cgoom's kill scope is
@@ -29,16 +29,14 @@ RES=
 for pol in stop kill continue; do
 	rm -f "$HOGS"
 	SD_SINCE=$(date '+%Y-%m-%d %H:%M:%S')
-	sd_hog_sh vm-p 1 'memhog 20 & sleep 1; memhog 300 25 & wait' --slice=vmp.slice -p OOMPolicy=$pol
+	sd_hog_sh vm-p 1 'memhog 20 & sleep 1; memhog 400 25 & wait' --slice=vmp.slice -p OOMPolicy=$pol
 	sd_hogs_wait 30
 	small=$(sd_hog_pids vm-p)
 	og=$(cat "$CG/vmp.slice/vm-p.service/memory.oom.group")
-	end=$(sd_deadline 60)
-	while [ "$(grep -c '^ready ' "$VM_TMP/vm-p.out")" -lt 2 ] && sd_before "$end"; do
-		[ "$(sd_state vm-p)" = active ] || break
-		sleep 0.1
-	done
-	sleep 2
+	# until cgoom has killed in the slice (or 120 s), then give PID 1 time
+	end=$(sd_deadline 120)
+	until cg_journal notice | grep -q 'vmp.slice: sent' || ! sd_before "$end"; do sleep 0.5; done
+	sleep 3
 	st=$(sd_state vm-p)
 	res=$(sd_result vm-p)
 	grower_ready=$(grep -c '^ready ' "$VM_TMP/vm-p.out")
