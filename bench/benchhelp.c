@@ -2,18 +2,35 @@
  *
  *   benchhelp now
  *       print CLOCK_MONOTONIC in ns
- *   benchhelp mon OUT AVAIL_KB [CGROUP_DIR CURRENT_BYTES]
- *       every 10 ms sample /proc/meminfo (MemAvailable), the "full" total
- *       of /proc/pressure/memory and, with CGROUP_DIR, its memory.current;
- *       the first time MemAvailable < AVAIL_KB (or memory.current >=
- *       CURRENT_BYTES with a cgroup) write "cross_ns T rate_mibs R" to OUT,
- *       where R is the growth rate over the 200 ms before the crossing;
- *       the first time PSI full total rises write "psi_ns T". On SIGTERM
- *       append "min_avail_kb N samples N" and exit.
- *   benchhelp watch OUT PID...
+ *   benchhelp mon OUT [OPTS] AVAIL_KB [CGROUP_DIR CURRENT_BYTES]
+ *       the reference monitor. Every --interval-us (default 1000: 1 kHz)
+ *       sample the line: /proc/meminfo MemAvailable (system) or, with
+ *       CGROUP_DIR, its memory.current; and the "full" total of
+ *       /proc/pressure/memory. Writes to OUT:
+ *         band_ns T tool_cpu_ns C headroom_kb H
+ *             the first sample within --band-kb (default 65536) of the
+ *             line, with the CPU time so far of --tool-pid (all threads,
+ *             /proc/PID/task/STAR/schedstat; -1 without a tool)
+ *         cross_ns T rate_mibs R avail_kb A gap_us G
+ *             the first sample past the line (MemAvailable < AVAIL_KB, or
+ *             memory.current >= CURRENT_BYTES); R: growth over the 200 ms
+ *             before; G: time since the previous sample (the crossing
+ *             happened inside that gap: the resolution of this run)
+ *         psi_ns T           the first rise of PSI full total (read
+ *                            every 8th sample)
+ *         end samples N span_ms S gap_max_us G self_cpu_ms C min_avail_kb M
+ *             on SIGTERM (G: the longest gap between two samples)
+ *   benchhelp limit OUT PID [OPTS] AVAIL_KB [CGROUP_DIR CURRENT_BYTES]
+ *       the oracle: told its victim in advance (a pidfd opened at start),
+ *       samples the same line as mon at 1 kHz and SIGKILLs PID on the
+ *       first sample past it: "killed PID cross_ns T sent_ns T2"; "gone
+ *       PID" if it died before. One kill, then it waits for SIGTERM.
+ *   benchhelp watch OUT [--tool-pid PID] [--stop PID] PID...
  *       open a pidfd for each PID, poll them, append "dead PID T" to OUT
- *       (T = CLOCK_MONOTONIC ns) for each exit; ends when all are dead or
- *       on SIGTERM.
+ *       (T = CLOCK_MONOTONIC ns) for each exit; at the first death append
+ *       "tool_cpu_ns C T" (--tool-pid) and SIGSTOP the --stop process (the
+ *       grower: one crossing, one event); ends when all are dead or on
+ *       SIGTERM.
  *   benchhelp probe OUT
  *       the innocent interactive process: sleeps 10 ms in a loop, and on
  *       each wakeup maps, touches and unmaps 64 KiB (so it meets the page
@@ -23,25 +40,32 @@
  *   benchhelp cpu PID
  *       print "cpu_ms N rss_kb N" (utime+stime of /proc/PID/stat, VmRSS)
  *
- * The monitor and the watcher mlockall and set oom_score_adj -1000, so
- * they neither stall on their own page faults nor get killed. The probe
- * does neither: it is a bystander.
+ * mon, limit and watch mlockall, set oom_score_adj -1000 and run SCHED_FIFO
+ * (priority 50; nice -20 where that is refused), so they neither stall on
+ * their own page faults, nor wait for a CPU behind the hog, nor get
+ * killed. The probe does none of this: it is a bystander.
  *
  * Built static by bench/run. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
 #endif
 
 static volatile sig_atomic_t got_term, got_usr1;
@@ -56,6 +80,7 @@ static long long now_ns(void)
 	return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* mlocked, never the OOM killer's choice, first on the CPU */
 static void protect_self(void)
 {
 	int fd = open("/proc/self/oom_score_adj", O_WRONLY);
@@ -64,6 +89,9 @@ static void protect_self(void)
 		close(fd);
 	}
 	mlockall(MCL_CURRENT | MCL_FUTURE);
+	struct sched_param sp = { .sched_priority = 50 };
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0)
+		setpriority(PRIO_PROCESS, 0, -20);
 }
 
 static void handle(int sig, void (*fn)(int))
@@ -101,82 +129,200 @@ static void append(const char *path, const char *line)
 	close(fd);
 }
 
-#define RING 32
+/* CPU time of every thread of PID (ns, schedstat: exact, not in ticks);
+ * "self" for this process. -1 when unreadable. */
+static long long proc_cpu_ns(const char *pid)
+{
+	char path[96], buf[256];
+	long long sum = -1;
+	snprintf(path, sizeof(path), "/proc/%s/task", pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task/%.20s/schedstat", pid, e->d_name);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		if (slurp(fd, buf, sizeof(buf)) > 0)
+			sum = (sum < 0 ? 0 : sum) + strtoll(buf, NULL, 10);
+		close(fd);
+	}
+	closedir(d);
+	return sum;
+}
+
+/* --- the line: MemAvailable under a floor, or memory.current over a ceiling */
+
+struct line {
+	int fd;            /* /proc/meminfo, or CGROUP_DIR/memory.current */
+	int cgroup;        /* 1: memory.current >= thr; 0: MemAvailable < thr */
+	long long thr;     /* KiB (system) or bytes (cgroup) */
+	char buf[8192];
+};
+
+/* positionals AVAIL_KB [CGROUP_DIR CURRENT_BYTES] */
+static int line_open(struct line *l, int argc, char **argv)
+{
+	if (argc != 1 && argc != 3)
+		return -EINVAL;
+	l->cgroup = argc == 3;
+	if (l->cgroup) {
+		snprintf(l->buf, sizeof(l->buf), "%s/memory.current", argv[1]);
+		l->thr = atoll(argv[2]);
+	} else {
+		snprintf(l->buf, sizeof(l->buf), "/proc/meminfo");
+		l->thr = atoll(argv[0]);
+	}
+	l->fd = open(l->buf, O_RDONLY);
+	if (l->fd < 0) {
+		perror(l->buf);
+		return -errno;
+	}
+	return 0;
+}
+
+/* One sample: *ret_used (KiB, rising towards the line: memory.current or
+ * -MemAvailable), *ret_head (KiB left to the line, <= 0 past it).
+ * Returns 0, or -1 when the file could not be read. */
+static int line_read(struct line *l, long long *ret_used, long long *ret_head)
+{
+	if (slurp(l->fd, l->buf, sizeof(l->buf)) <= 0)
+		return -1;
+	if (l->cgroup) {
+		long long cur = strtoll(l->buf, NULL, 10);
+		*ret_used = cur / 1024;
+		*ret_head = l->thr / 1024 - cur / 1024 - (cur >= l->thr ? 1 : 0);
+	} else {
+		long long avail = field_after(l->buf, "MemAvailable:");
+		if (avail < 0)
+			return -1;
+		*ret_used = -avail;
+		*ret_head = avail - l->thr + (avail < l->thr ? 0 : 1);
+	}
+	return 0;
+}
+
+/* absolute-time ticks; never catches up on missed samples */
+static void tick(struct timespec *due, long interval_ns)
+{
+	due->tv_nsec += interval_ns;
+	while (due->tv_nsec >= 1000000000L) {
+		due->tv_sec++;
+		due->tv_nsec -= 1000000000L;
+	}
+	struct timespec n;
+	clock_gettime(CLOCK_MONOTONIC, &n);
+	if (n.tv_sec > due->tv_sec || (n.tv_sec == due->tv_sec && n.tv_nsec > due->tv_nsec))
+		*due = n;
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, due, NULL);
+}
+
+struct opts {
+	long interval_ns;
+	long long band_kb;
+	const char *tool_pid;
+	const char *stop_pid;
+};
+
+/* leading --interval-us N, --band-kb N, --tool-pid PID, --stop PID */
+static int parse_opts(int *argc, char ***argv, struct opts *o)
+{
+	o->interval_ns = 1000000L;
+	o->band_kb = 65536;
+	o->tool_pid = NULL;
+	o->stop_pid = NULL;
+	while (*argc >= 2 && !strncmp((*argv)[0], "--", 2)) {
+		const char *k = (*argv)[0], *v = (*argv)[1];
+		if (!strcmp(k, "--interval-us"))
+			o->interval_ns = atol(v) * 1000L;
+		else if (!strcmp(k, "--band-kb"))
+			o->band_kb = atoll(v);
+		else if (!strcmp(k, "--tool-pid"))
+			o->tool_pid = *v ? v : NULL;
+		else if (!strcmp(k, "--stop"))
+			o->stop_pid = *v ? v : NULL;
+		else
+			return -EINVAL;
+		*argc -= 2;
+		*argv += 2;
+	}
+	return o->interval_ns > 0 ? 0 : -EINVAL;
+}
+
+#define RING 512
 
 static int cmd_mon(int argc, char **argv)
 {
-	if (argc != 4 && argc != 6) {
-		fprintf(stderr, "usage: benchhelp mon OUT AVAIL_KB [CGROUP_DIR CURRENT_BYTES]\n");
+	struct opts o;
+	struct line l;
+	const char *out = argc > 2 ? argv[2] : "";
+	argc -= 3;
+	argv += 3;
+	if (argc < 0 || parse_opts(&argc, &argv, &o) < 0 || line_open(&l, argc, argv) < 0) {
+		fprintf(stderr, "usage: benchhelp mon OUT [--interval-us N] [--band-kb N] "
+				"[--tool-pid PID] AVAIL_KB [CGROUP_DIR CURRENT_BYTES]\n");
 		return 2;
 	}
-	const char *out = argv[2];
-	long long thr_kb = atoll(argv[3]);
-	long long thr_cur = argc == 6 ? atoll(argv[5]) : 0;
-	char buf[8192], line[256];
-	int mi = open("/proc/meminfo", O_RDONLY);
+	char buf[512], line[256];
 	int psi = open("/proc/pressure/memory", O_RDONLY);
-	int cur = -1;
-	if (argc == 6) {
-		snprintf(buf, sizeof(buf), "%s/memory.current", argv[4]);
-		cur = open(buf, O_RDONLY);
-		if (cur < 0) {
-			perror(buf);
-			return 1;
-		}
-	}
-	if (mi < 0) {
-		perror("/proc/meminfo");
-		return 1;
-	}
 	protect_self();
 	handle(SIGTERM, on_term);
 	handle(SIGINT, on_term);
 
-	long long psi0 = -1, min_avail = -1, samples = 0;
-	int crossed = 0, psied = 0;
-	long long rt[RING], rv[RING]; /* time, value (KiB used-ish, rising) */
+	long long psi0 = -1, min_avail = -1, samples = 0, gap_max = 0;
+	long long t_first = -1, t_prev = -1;
+	int crossed = 0, psied = 0, banded = 0;
+	static long long rt[RING], rv[RING]; /* time, used (KiB) */
 	int rn = 0;
 	struct timespec due;
 	clock_gettime(CLOCK_MONOTONIC, &due);
 	while (!got_term) {
-		long long t = now_ns();
-		long long avail = -1, val;
-		if (slurp(mi, buf, sizeof(buf)) > 0)
-			avail = field_after(buf, "MemAvailable:");
+		long long t = now_ns(), used, head;
+		if (t_first < 0)
+			t_first = t;
+		long long gap = t_prev < 0 ? 0 : t - t_prev;
+		if (gap > gap_max)
+			gap_max = gap;
+		t_prev = t;
 		samples++;
-		if (avail >= 0 && (min_avail < 0 || avail < min_avail))
-			min_avail = avail;
-		if (cur >= 0) {
-			val = -1;
-			if (slurp(cur, buf, sizeof(buf)) > 0)
-				val = strtoll(buf, NULL, 10) / 1024; /* KiB, rising */
-		} else {
-			val = avail >= 0 ? -avail : -1; /* falling avail -> rising */
-		}
-		if (val != -1) {
+		if (line_read(&l, &used, &head) == 0) {
+			if (!l.cgroup && (min_avail < 0 || -used < min_avail))
+				min_avail = -used;
 			rt[rn % RING] = t;
-			rv[rn % RING] = val;
+			rv[rn % RING] = used;
 			rn++;
-		}
-		if (!crossed && val != -1 &&
-		    (cur >= 0 ? val * 1024 >= thr_cur : avail < thr_kb)) {
-			crossed = 1;
-			/* rate over ~200 ms before the crossing */
-			double rate = 0;
-			int last = rn - 1;
-			for (int k = 1; k < RING && k <= last; k++) {
-				int i = (last - k) % RING;
-				if (t - rt[i] >= 200000000LL || k == RING - 1 || k == last) {
-					rate = (double)(rv[last % RING] - rv[i]) / 1024.0 /
-					       ((double)(t - rt[i]) / 1e9);
-					if (t - rt[i] >= 200000000LL)
-						break;
-				}
+			if (!banded && head <= o.band_kb) {
+				banded = 1;
+				long long c = o.tool_pid ? proc_cpu_ns(o.tool_pid) : -1;
+				snprintf(line, sizeof(line), "band_ns %lld tool_cpu_ns %lld headroom_kb %lld\n",
+					 t, c, head);
+				append(out, line);
 			}
-			snprintf(line, sizeof(line), "cross_ns %lld rate_mibs %.0f avail_kb %lld\n", t, rate, avail);
-			append(out, line);
+			if (!crossed && head <= 0) {
+				crossed = 1;
+				/* growth over ~200 ms before the crossing */
+				double rate = 0;
+				int last = rn - 1;
+				for (int k = 1; k < RING && k <= last; k++) {
+					int i = (last - k) % RING;
+					if (t - rt[i] >= 200000000LL || k == RING - 1 || k == last) {
+						rate = (double)(used - rv[i]) / 1024.0 /
+						       ((double)(t - rt[i]) / 1e9);
+						break;
+					}
+				}
+				snprintf(line, sizeof(line),
+					 "cross_ns %lld rate_mibs %.0f avail_kb %lld gap_us %lld\n",
+					 t, rate, l.cgroup ? -1 : -used, gap / 1000);
+				append(out, line);
+			}
 		}
-		if (psi >= 0 && slurp(psi, buf, sizeof(buf)) > 0) {
+		/* PSI every 8th sample: the line's own file comes first */
+		if (psi >= 0 && samples % 8 == 1 && slurp(psi, buf, sizeof(buf)) > 0) {
 			char *f = strstr(buf, "full");
 			long long tot = f ? field_after(f, "total=") : -1;
 			if (psi0 < 0)
@@ -187,39 +333,86 @@ static int cmd_mon(int argc, char **argv)
 				append(out, line);
 			}
 		}
-		due.tv_nsec += 10000000L;
-		if (due.tv_nsec >= 1000000000L) {
-			due.tv_sec++;
-			due.tv_nsec -= 1000000000L;
-		}
-		/* never try to catch up on missed samples */
-		struct timespec n;
-		clock_gettime(CLOCK_MONOTONIC, &n);
-		if (n.tv_sec > due.tv_sec || (n.tv_sec == due.tv_sec && n.tv_nsec > due.tv_nsec))
-			due = n;
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &due, NULL);
+		tick(&due, o.interval_ns);
 	}
-	snprintf(line, sizeof(line), "min_avail_kb %lld samples %lld\n", min_avail, samples);
+	snprintf(line, sizeof(line),
+		 "end samples %lld span_ms %lld gap_max_us %lld self_cpu_ms %lld min_avail_kb %lld\n",
+		 samples, (t_prev - t_first) / 1000000, gap_max / 1000,
+		 proc_cpu_ns("self") / 1000000, min_avail);
 	append(out, line);
+	return 0;
+}
+
+/* the limit oracle: knows the victim, kills it at the first sample past
+ * the line */
+static int cmd_limit(int argc, char **argv)
+{
+	struct opts o;
+	struct line l;
+	const char *out = argc > 3 ? argv[2] : "", *pid = argc > 3 ? argv[3] : "";
+	char line[256];
+	argc -= 4;
+	argv += 4;
+	if (argc < 0 || parse_opts(&argc, &argv, &o) < 0 || line_open(&l, argc, argv) < 0) {
+		fprintf(stderr, "usage: benchhelp limit OUT PID [--interval-us N] AVAIL_KB "
+				"[CGROUP_DIR CURRENT_BYTES]\n");
+		return 2;
+	}
+	int pfd = (int)syscall(SYS_pidfd_open, atoi(pid), 0);
+	if (pfd < 0) {
+		snprintf(line, sizeof(line), "gone %s\n", pid);
+		append(out, line);
+		return 1;
+	}
+	protect_self();
+	handle(SIGTERM, on_term);
+	snprintf(line, sizeof(line), "armed %s\n", pid);
+	append(out, line);
+	struct timespec due;
+	clock_gettime(CLOCK_MONOTONIC, &due);
+	while (!got_term) {
+		long long t = now_ns(), used, head;
+		if (line_read(&l, &used, &head) == 0 && head <= 0) {
+			int r = (int)syscall(SYS_pidfd_send_signal, pfd, SIGKILL, NULL, 0);
+			long long t2 = now_ns();
+			snprintf(line, sizeof(line), "%s %s cross_ns %lld sent_ns %lld\n",
+				 r == 0 ? "killed" : "kill-failed", pid, t, t2);
+			append(out, line);
+			while (!got_term) /* stay, so its CPU time can be read */
+				pause();
+			return r == 0 ? 0 : 1;
+		}
+		struct pollfd pf = { .fd = pfd, .events = POLLIN };
+		if (poll(&pf, 1, 0) > 0) {
+			snprintf(line, sizeof(line), "gone %s\n", pid);
+			append(out, line);
+			return 0;
+		}
+		tick(&due, o.interval_ns);
+	}
 	return 0;
 }
 
 static int cmd_watch(int argc, char **argv)
 {
-	if (argc < 4) {
-		fprintf(stderr, "usage: benchhelp watch OUT PID...\n");
+	struct opts o;
+	const char *out = argc > 2 ? argv[2] : "";
+	argc -= 3;
+	argv += 3;
+	if (argc < 1 || parse_opts(&argc, &argv, &o) < 0 || argc < 1) {
+		fprintf(stderr, "usage: benchhelp watch OUT [--tool-pid PID] [--stop PID] PID...\n");
 		return 2;
 	}
-	const char *out = argv[2];
-	int n = argc - 3, alive = 0;
+	int n = argc, alive = 0, first = 1;
 	struct pollfd *pf = calloc((size_t)n, sizeof(*pf));
 	char line[128];
 	if (!pf)
 		return 1;
 	protect_self();
 	handle(SIGTERM, on_term);
+	int stopfd = o.stop_pid ? (int)syscall(SYS_pidfd_open, atoi(o.stop_pid), 0) : -1;
 	for (int i = 0; i < n; i++) {
-		int pid = atoi(argv[3 + i]);
+		int pid = atoi(argv[i]);
 		pf[i].fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		pf[i].events = POLLIN;
 		if (pf[i].fd < 0) {
@@ -237,13 +430,25 @@ static int cmd_watch(int argc, char **argv)
 				continue;
 			return 1;
 		}
+		int died = 0;
 		for (int i = 0; i < n; i++) {
 			if (pf[i].fd >= 0 && (pf[i].revents & (POLLIN | POLLHUP | POLLERR))) {
-				snprintf(line, sizeof(line), "dead %s %lld\n", argv[3 + i], t);
+				snprintf(line, sizeof(line), "dead %s %lld\n", argv[i], t);
 				append(out, line);
 				close(pf[i].fd);
 				pf[i].fd = -1;
 				alive--;
+				died = 1;
+			}
+		}
+		if (died && first) {
+			first = 0;
+			if (stopfd >= 0)
+				syscall(SYS_pidfd_send_signal, stopfd, SIGSTOP, NULL, 0);
+			if (o.tool_pid) {
+				snprintf(line, sizeof(line), "tool_cpu_ns %lld %lld\n",
+					 proc_cpu_ns(o.tool_pid), t);
+				append(out, line);
 			}
 		}
 	}
@@ -338,12 +543,14 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "mon"))
 		return cmd_mon(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "limit"))
+		return cmd_limit(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "watch"))
 		return cmd_watch(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "probe"))
 		return cmd_probe(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu(argc, argv);
-	fprintf(stderr, "usage: benchhelp now|mon|watch|probe|cpu ...\n");
+	fprintf(stderr, "usage: benchhelp now|mon|limit|watch|probe|cpu ...\n");
 	return 2;
 }

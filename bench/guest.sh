@@ -4,16 +4,20 @@
 # Result lines (to $RES and the console), one per repetition / fact:
 #   BENCH-INFO  tool=T key=value...
 #   BENCH-REP   tool=T scen=S rep=N react_ms=.. victim=.. spec=yes|no
-#               killer=tool|kernel|none kernel_kills=N cg_oom_kills=N
-#               probe_ms=.. rate_mibs=.. psi_lead_ms=.. sig=..
+#               killer=T|kernel|unknown kernel_kills=N cg_oom_kills=N
+#               probe_ms=.. rate_mibs=.. cross_gap_us=.. band_ms=..
+#               band_cpu_ms=.. psi_lead_ms=.. exit=.. mon_*=..
 #   BENCH-IDLE  tool=T secs=N cpu_ms=N rss_kb=N
 #   BENCH-CANNOT tool=T scen=S reason...
 #
-# Every run measures from the same reference: MemAvailable crossing 5% of
-# MemTotal (scenarios a, c; each tool is configured to act there) or
-# memory.current crossing memory.max - 2% (scenario b), sampled every
-# 10 ms by `benchhelp mon`, to the first death among the watched
-# processes (pidfd, `benchhelp watch`), both CLOCK_MONOTONIC.
+# Every run measures from the same reference line: MemAvailable crossing
+# 5% of MemTotal (scenarios a, c; each tool is configured to act there) or
+# memory.current crossing memory.max - 2% (b, b2; memory.high for bg),
+# sampled at 1 kHz by `benchhelp mon` (mlocked, -1000, SCHED_FIFO), to the
+# first death among the watched processes (pidfd, `benchhelp watch`),
+# both CLOCK_MONOTONIC. The band is the last BAND_KB before the line; the
+# tool's CPU time is read (schedstat) when the band is entered and at the
+# first death.
 
 CG=/sys/fs/cgroup
 T=/tmp/bench
@@ -96,15 +100,24 @@ probe_read() { # worst wakeup latency since the last reset, in ms
 }
 
 # --- the tools -------------------------------------------------------------
+# A tool NAME is a set of shell functions (here, or in /bench/tool-NAME.sh,
+# which bench/run packs and this script sources):
+#   tool_start_NAME SCEN    start the killer for SCEN (config written here);
+#                           set TPID (empty: nothing runs, e.g. kernel) and
+#                           READY (an ERE its log $TLOG shows once it is up)
+#   tool_rep_NAME SCEN VICTIM MON_ARGS...   optional: called each
+#                           repetition once the grower runs; VICTIM is the
+#                           spec's choice; may set CPID (the process whose
+#                           CPU is measured in the band; default TPID)
+#   tool_killed_NAME PID    optional: true when the tool's own log says it
+#                           killed PID (default: a line of $TLOG naming PID
+#                           with SIG or kill)
+#   tool_rep_end_NAME       optional: after each repetition
 
 TPID=
-tool_start() { # SCEN: start the killer configured for this scenario
-	TLOG=$T/tool.$1.log
-	: > "$TLOG"
-	case "$TOOL" in
-	kernel) TPID= ; return 0 ;;
-	cgoom)
-		cat > /etc/cgoom.conf <<EOF
+tool_start_kernel() { TPID= ; }
+tool_start_cgoom() {
+	cat > /etc/cgoom.conf <<EOF
 [daemon]
 mem_available_min = 5%
 event_log = $T/cgoom-events.$1.jsonl
@@ -112,30 +125,51 @@ event_log = $T/cgoom-events.$1.jsonl
 oom_policy = cgroup
 [cgroup "/cg3"]
 oom_policy = tree
+[cgroup "/race/t"]
+oom_policy = tree
 EOF
-		[ "$1" = bg ] && printf '[cgroup "/lim"]\nguard_band = 48M\n' >> /etc/cgoom.conf
-		cgoom --config /etc/cgoom.conf run > "$TLOG" 2>&1 &
-		TPID=$!
-		ready='watching [0-9]* domain'
-		;;
-	earlyoom)
-		# SIGTERM at 5% MemAvailable (SIGKILL at 2.5%); no swap, so the
-		# swap condition always holds; -r 0: no periodic report.
-		earlyoom -m 5 -r 0 > "$TLOG" 2>&1 &
-		TPID=$!
-		ready='mem total'
-		;;
-	oomd)
-		oomd_conf "$1" > /etc/oomd.json
-		mkdir -p /run/oomd
-		oomd --config /etc/oomd.json --interval 1 --cgroup-fs /sys/fs/cgroup \
-			--runtime-dir /run/oomd --kmsg-override $T/oomd.kmsg > "$TLOG" 2>&1 &
-		TPID=$!
-		ready='Running oomd'
-		;;
-	esac
+	[ "$1" = bg ] && printf '[cgroup "/lim"]\nguard_band = 48M\n' >> /etc/cgoom.conf
+	${CGOOM_EXE:-cgoom} --config /etc/cgoom.conf run > "$TLOG" 2>&1 &
+	TPID=$!
+	READY='watching [0-9]* domain'
+}
+# cgoom2: a second cgoom build (CGOOM_BENCH_CGOOM2 on the host, e.g. the
+# daemon before a change), same configuration, to compare in one run
+tool_start_cgoom2() {
+	CGOOM_EXE=cgoom2
+	tool_start_cgoom "$1"
+	CGOOM_EXE=cgoom
+}
+tool_start_earlyoom() {
+	# SIGTERM at 5% MemAvailable (SIGKILL at 2.5%); no swap, so the
+	# swap condition always holds; -r 0: no periodic report.
+	earlyoom -m 5 -r 0 > "$TLOG" 2>&1 &
+	TPID=$!
+	READY='mem total'
+}
+tool_start_oomd() {
+	oomd_conf "$1" > /etc/oomd.json
+	mkdir -p /run/oomd
+	oomd --config /etc/oomd.json --interval 1 --cgroup-fs /sys/fs/cgroup \
+		--runtime-dir /run/oomd --kmsg-override $T/oomd.kmsg > "$TLOG" 2>&1 &
+	TPID=$!
+	READY='Running oomd'
+}
+tool_killed_oomd() { # it logs its kills to the kmsg override file too
+	cat "$TLOG" $T/oomd.kmsg 2>/dev/null | grep -iE '(sig|kill)' | grep -qE "(^|[^0-9])$1([^0-9]|\$)"
+}
+for f in /bench/tool-*.sh; do [ -f "$f" ] && . "$f"; done
+has_fn() { type "$1" > /dev/null 2>&1; }
+
+tool_start() { # SCEN: start the killer configured for this scenario
+	TLOG=$T/tool.$1.log
+	: > "$TLOG"
+	TPID= READY=
+	has_fn tool_start_$TOOL || { out "BENCH-CANNOT tool=$TOOL scen=$1 no tool_start_$TOOL"; return 1; }
+	tool_start_$TOOL "$1"
+	[ -n "$TPID" ] || return 0
 	i=0
-	until grep -q "$ready" "$TLOG"; do
+	until grep -qE "$READY" "$TLOG"; do
 		i=$((i + 1))
 		if is_dead "$TPID" || [ $i -gt 100 ]; then
 			why=$(tr '\n' ' ' < "$TLOG" | cut -c1-300)
@@ -148,12 +182,16 @@ EOF
 	done
 	return 0
 }
+tool_killed() { # PID: did the tool's own log say it killed PID?
+	if has_fn tool_killed_$TOOL; then tool_killed_$TOOL "$1"; return; fi
+	grep -iE '(sig|kill)' "$TLOG" 2>/dev/null | grep -qE "(^|[^0-9])$1([^0-9]|\$)"
+}
 tool_stop() {
 	[ -n "$TPID" ] || return 0
 	[ "$TOOL" = oomd ] && sleep 1.5 # its log is written asynchronously
 	say "$TOOL log (last 40 lines, config dump left out):"
 	grep -v -e 'ConfigTypes.cpp' "$TLOG" | tail -n 40 | sed 's/^/    /'
-	[ "$TOOL" = cgoom ] && cat $T/cgoom-events.*.jsonl 2>/dev/null | grep -e '"kill"' -e '"trigger"' | tail -n 12 | cut -c1-400 | sed 's/^/    ev: /'
+	[ "${TOOL#cgoom}" != "$TOOL" ] && cat $T/cgoom-events.*.jsonl 2>/dev/null | grep -e '"kill"' -e '"trigger"' | tail -n 12 | cut -c1-400 | sed 's/^/    ev: /'
 	kill -TERM "$TPID" 2>/dev/null
 	i=0
 	while ! is_dead "$TPID" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -164,12 +202,13 @@ tool_stop() {
 tool_alive() { [ -z "$TPID" ] || ! is_dead "$TPID"; }
 
 # oomd: kill on memory use >= 95% of MemTotal (system) or >= max - 2%
-# (cgroup /lim), or on memory PSI (10 s avg) over 60 for 1 s; the
+# (cgroup /lim, /race), or on memory PSI (10 s avg) over 60 for 1 s; the
 # candidates are the scenario's cgroups. Interval 1 s (default 5 s).
 oomd_conf() {
 	case "$1" in
 	a*|idle) watch='/' thr='95%' cands='bench/*' ;;
 	b) watch='lim' thr="$OOMD_LIM_THR" cands='lim/*' ;;
+	b2) watch='race' thr="$OOMD_LIM_THR" cands='race/*' ;;
 	c) watch='/' thr='95%' cands='cg1,cg2,cg3,pressure,ballast' ;;
 	esac
 	cat <<EOF
@@ -194,10 +233,14 @@ EOF
 }
 
 # --- one repetition --------------------------------------------------------
-# run_rep SCEN REP GROWCG SIZE RATE SPEC_PIDS [MON_ARGS...]
-# The grower starts in GROWCG; the static hogs and the probe are watched
-# too. SPEC_PIDS: the pids whose death is the spec's choice ("grow" for
-# the grower).
+# run_rep SCEN REP GROWCG SIZE RATE SPEC [MON_ARGS...]
+# The grower starts in GROWCG; the static hogs are watched too. SPEC: the
+# pid whose death (alone) is the spec's choice, or "grow" for the grower.
+# MON_ARGS: the line (AVAIL_KB, or 0 CGROUP_DIR CURRENT_BYTES), the same
+# for the reference monitor and the limit oracle. DOMCG (set by the
+# scenario): the domain cgroup whose memory.events oom_kill is counted.
+ev_ooms() { [ -n "$DOMCG" ] && sed -n 's/^oom_kill //p' "$CG$DOMCG/memory.events" || echo 0; }
+ms3() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1000000 }'; } # ns -> ms
 run_rep() {
 	scen=$1 rep=$2 gcg=$3 size=$4 rate=$5 spec=$6
 	shift 6
@@ -205,16 +248,18 @@ run_rep() {
 	tool_alive || { out "BENCH-CANNOT tool=$TOOL scen=$scen $TOOL died: $(tail -n 3 "$TLOG" | tr '\n' ' ')"; return 1; }
 	rm -f $T/mon.out $T/watch.out
 	vm0=$(vm_ooms)
-	cgo0=0
-	[ "${scen#b}" != "$scen" ] && cgo0=$(sed -n 's/^oom_kill //p' $CG/lim/memory.events)
+	cgo0=$(ev_ooms)
 	dmesg -c > /dev/null
-	benchhelp mon $T/mon.out "$@" &
-	MON=$!
 	probe_reset
 	sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; exec memhog "$2" "$3"' \
 		grow "$CG$gcg" "$size" "$rate" > $GROWER_LOG 2>&1 &
 	G=$!
-	benchhelp watch $T/watch.out $G $(hogs_pids) &
+	[ "$spec" = grow ] && spec=$G
+	CPID=$TPID
+	has_fn tool_rep_$TOOL && tool_rep_$TOOL "$scen" "$spec" "$@"
+	benchhelp mon $T/mon.out --interval-us $MON_US --tool-pid "$CPID" --band-kb $BAND_KB "$@" &
+	MON=$!
+	benchhelp watch $T/watch.out --tool-pid "$CPID" --stop $G $G $(hogs_pids) &
 	W=$!
 	i=0
 	while ! grep -q '^dead' $T/watch.out 2>/dev/null; do
@@ -228,19 +273,24 @@ run_rep() {
 	kill $MON $W 2>/dev/null
 	wait $MON 2>/dev/null
 	wait $W 2>/dev/null
+	has_fn tool_rep_end_$TOOL && tool_rep_end_$TOOL
 	first=$(grep '^dead' $T/watch.out | head -n 1)
 	kill -9 $G 2>/dev/null
 	wait $G 2>/dev/null
 	gst=$?
 	vm1=$(vm_ooms)
-	cgo=0
-	[ "${scen#b}" != "$scen" ] && cgo=$(( $(sed -n 's/^oom_kill //p' $CG/lim/memory.events) - cgo0 ))
+	cgo=$(( $(ev_ooms) - cgo0 ))
 	kk=$((vm1 - vm0))
 	cross=$(awk '$1 == "cross_ns" { print $2 }' $T/mon.out)
 	grate=$(awk '$1 == "cross_ns" { print $4 }' $T/mon.out)
+	gap=$(awk '$1 == "cross_ns" { print $8 }' $T/mon.out)
+	band=$(awk '$1 == "band_ns" { print $2 }' $T/mon.out)
+	c0=$(awk '$1 == "band_ns" { print $4 }' $T/mon.out)
+	c1=$(awk '$1 == "tool_cpu_ns" { print $2 }' $T/watch.out)
 	psi=$(awk '$1 == "psi_ns" { print $2 }' $T/mon.out)
+	mon=$(awk '$1 == "end" { printf "mon_samples=%s mon_span_ms=%s mon_gap_max_us=%s mon_cpu_ms=%s", $3, $5, $7, $9 }' $T/mon.out)
 	if [ -z "$first" ]; then
-		out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=none victim=none spec=no killer=none kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?}"
+		out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=none victim=none spec=no killer=none kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?} $mon"
 		return 0
 	fi
 	vpid=$(echo "$first" | awk '{ print $2 }')
@@ -251,27 +301,25 @@ run_rep() {
 		if [ "$p" = "$G" ]; then names="$names,grower"; else names="$names,$(hog_label $p)"; fi
 	done
 	names=${names#,}
-	# the kernel's kills in this rep, by pid (dmesg: "Killed process PID")
+	# who killed: the kernel's log ("Killed process PID") against the
+	# tool's own log; neither: unknown
 	kpids=$(dmesg | sed -n 's/.*Killed process \([0-9]*\).*/\1/p' | tr '\n' ' ')
-	killer=$TOOL
+	killer=unknown
+	tool_killed "$vpid" && killer=$TOOL
 	for p in $kpids; do [ "$p" = "$vpid" ] && killer=kernel; done
-	[ "$TOOL" = kernel ] && killer=kernel
-	# did the first victim die of the grower's own SIGKILL from us? no:
-	# we kill the grower only after the first death was seen.
+	# the spec's choice died, and nothing else
 	ok=no
-	if [ "$spec" = grow ]; then
-		[ "$vpid" = "$G" ] && ok=yes
-		# and nothing else died
-		[ "$deadpids" = "$G " ] || ok=no
-	else
-		[ " $deadpids" = " $spec " ] && ok=yes
-	fi
+	[ "$deadpids" = "$spec " ] && ok=yes
 	sig=
 	[ "$vpid" = "$G" ] && sig=$gst
-	if [ -n "$cross" ]; then react=$(( (tdead - cross) / 1000000 )); else react=nocross; fi
-	lead=
-	[ -n "$psi" ] && [ -n "$cross" ] && lead=$(( (cross - psi) / 1000000 ))
-	out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=$react victim=$names spec=$ok killer=$killer kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?} psi_lead_ms=${lead:-none} exit=${sig:-na}"
+	react=nocross lead=none band_ms=none band_cpu=none
+	[ -n "$cross" ] && react=$(ms3 $((tdead - cross)))
+	[ -n "$psi" ] && [ -n "$cross" ] && lead=$(ms3 $((cross - psi)))
+	if [ -n "$band" ] && [ "$band" -lt "$tdead" ]; then
+		band_ms=$(ms3 $((tdead - band)))
+		[ -n "$c1" ] && [ "${c0:--1}" -ge 0 ] && [ "$c1" -ge 0 ] && band_cpu=$(ms3 $((c1 - c0)))
+	fi
+	out "BENCH-REP tool=$TOOL scen=$scen rep=$rep react_ms=$react victim=$names spec=$ok killer=$killer kernel_kills=$kk cg_oom_kills=$cgo probe_ms=$probe_ms rate_mibs=${grate:-?} cross_gap_us=${gap:-none} band_ms=$band_ms band_cpu_ms=$band_cpu psi_lead_ms=$lead exit=${sig:-na} $mon"
 	# the grower is gone; respawn static hogs that died
 	hogs_respawn
 }
@@ -279,6 +327,7 @@ run_rep() {
 # --- scenarios ---------------------------------------------------------------
 
 scen_a() {
+	DOMCG=
 	mkdir -p $CG/bench
 	echo +memory > $CG/bench/cgroup.subtree_control
 	for n in 1 2 3 4 5; do mkdir -p $CG/bench/inn$n; done
@@ -319,6 +368,7 @@ scen_bg() {
 
 scen_b() {
 	bname=${1:-b}
+	DOMCG=/lim
 	mkdir -p $CG/lim
 	echo 400M > $CG/lim/memory.max
 	echo +memory > $CG/lim/cgroup.subtree_control
@@ -346,7 +396,53 @@ scen_b() {
 	rmdir $CG/lim 2>/dev/null
 }
 
+# b2: a cgroup domain, default settings (margin 2%, no guard band), where
+# the kernel's choice differs from the spec's: /race (memory.max 500M,
+# oom_policy cgroup from /) holds a tree child /race/t (cgoom: oom_policy
+# tree) of four medium processes (72+66 in t/a, 60+54 in t/b: 252 MiB,
+# the largest entity), one big process /race/big (150 MiB: the largest
+# process, the kernel's pick) and a grower in /race/grow at B_RATE, sized
+# to pass memory.max by 24 MiB (less than any victim frees). The spec's
+# victim is t-a1, the largest process of the largest entity; a kernel
+# memcg OOM kill takes big. Reference: memory.current >= max - 2%.
+scen_b2() {
+	DOMCG=/race
+	mkdir -p $CG/race
+	echo 500M > $CG/race/memory.max
+	echo +memory > $CG/race/cgroup.subtree_control
+	mkdir -p $CG/race/t $CG/race/big $CG/race/grow
+	echo +memory > $CG/race/t/cgroup.subtree_control
+	mkdir -p $CG/race/t/a $CG/race/t/b
+	: > $T/hogs
+	hog_start t-a1 /race/t/a 72
+	hog_start t-a2 /race/t/a 66
+	hog_start t-b1 /race/t/b 60
+	hog_start t-b2 /race/t/b 54
+	hog_start big /race/big 150
+	hogs_ready || return 1
+	wait_settle
+	max=$(cat $CG/race/memory.max)
+	thr=$((max - max / 50))
+	OOMD_LIM_THR="$((thr / 1024))K"
+	cur=$(cat $CG/race/memory.current)
+	gsize=$(( (max - cur) / 1048576 + 24 ))
+	out "BENCH-INFO tool=$TOOL scen=b2 memory.max=$max cross_at=$thr current=$cur grower_mib=$gsize spec_victim=t-a1 kernel_pick=big"
+	tool_start b2 || { hogs_clear; return 1; }
+	r=1
+	while [ $r -le $REPS ]; do
+		run_rep b2 $r /race/grow $gsize $B_RATE "$(hog_pid t-a1)" 0 $CG/race $thr || break
+		r=$((r + 1))
+	done
+	tool_stop
+	hogs_clear
+	sleep 0.5
+	rmdir $CG/race/t/a $CG/race/t/b 2>/dev/null
+	for d in $CG/race/*/; do rmdir $d 2>/dev/null; done
+	rmdir $CG/race 2>/dev/null
+}
+
 scen_c() {
+	DOMCG=
 	for c in cg1 cg2 cg3 pressure ballast; do mkdir -p $CG/$c; done
 	echo +memory > $CG/cg3/cgroup.subtree_control
 	mkdir -p $CG/cg3/cg31 $CG/cg3/cg32
@@ -394,8 +490,8 @@ scen_c() {
 }
 
 idle_cost() {
-	[ "$TOOL" = kernel ] && return 0
 	tool_start idle || return 0
+	[ -n "$TPID" ] || return 0
 	sleep 2
 	set -- $(benchhelp cpu $TPID)
 	c0=$2
@@ -419,12 +515,12 @@ try_systemd_oomd() {
 
 # --- main ----------------------------------------------------------------------
 
-: "${REPS:=5}" "${IDLE:=60}" "${SCENS:=a b bg c}" "${RATES:=50 200 1000}"
-: "${B_RATE:=100}" "${C_RATE:=50}"
+: "${REPS:=5}" "${IDLE:=60}" "${SCENS:=a b bg b2 c}" "${RATES:=50 200 1000}"
+: "${B_RATE:=100}" "${C_RATE:=50}" "${BAND_KB:=65536}" "${MON_US:=1000}"
 MT=$(mem_kb MemTotal)
 THR_KB=$((MT / 20))
 probe_start
-out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE"
+out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE band_kb=$BAND_KB mon_us=$MON_US"
 case "$TOOL" in
 systemd-oomd) try_systemd_oomd ;;
 *)

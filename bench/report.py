@@ -3,17 +3,20 @@
 
 Reads the BENCH-* lines the guests wrote (bench/guest.sh) and prints, per
 tool and scenario: reaction (threshold crossing -> first death, ms; median
-and worst), the innocent probe's worst wakeup latency (ms; median over the
-repetitions and the worst of all), what died and whether it was the spec's
-choice, who killed it, the kernel's OOM kills; then the idle cost of each
-daemon, the lines that could not run, and `ratio METRIC/SCEN/PEER X` lines
-of cgoom's median over each peer's, from this same run.
+and worst), the killer's CPU while inside the band (ms from entering the
+band to the first death, median, and as % of one CPU), the innocent
+probe's worst wakeup latency (ms; median over the repetitions), the
+reference monitor's resolution at the crossing (us, worst), what died and
+whether it was the spec's choice, who killed it, the kernel's OOM kills;
+then the idle cost of each daemon, the lines that could not run, and
+`ratio METRIC/SCEN/PEER X` lines of cgoom's median over each peer's
+(limit: the oracle), from this same run.
 """
 import collections
 import statistics
 import sys
 
-TOOLS = ["cgoom", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
+TOOLS = ["cgoom", "cgoom2", "limit", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
 
 
 def kv(line):
@@ -65,19 +68,27 @@ def main(path):
     for h in host:
         print("# " + h)
     for i in info:
-        if "innocents=" in i or "scen=c seed" in i or "memory.max" in i or "boot_wall_s" in i:
+        if ("innocents=" in i or "scen=c seed" in i or "memory.max" in i or "boot_wall_s" in i
+                or "memtotal_kb" in i):
             print("# " + i)
     scens = sorted({s for (_, s) in reps}, key=lambda s: (s[0], int(s[1:]) if s[1:].isdigit() else 0, s))
     tools = [t for t in TOOLS if any(k[0] == t for k in reps)]
     summary = {}
-    hdr = ("%-9s %-6s %4s %8s %8s %8s %8s %6s %-22s %-11s %6s %5s"
-           % ("tool", "scen", "n", "react_md", "react_wc", "probe_md", "probe_wc",
-              "MiB/s", "died (count)", "killer", "kkills", "spec"))
+    hdr = ("%-9s %-6s %3s %3s %8s %8s %7s %6s %7s %7s %7s %6s %-24s %-14s %6s %5s"
+           % ("tool", "scen", "n", "pre", "react_md", "react_wc", "bandcpu", "cpu%", "probe",
+              "gap_md", "gap_wc", "MiB/s", "died (count)", "killer", "kkills", "spec"))
     print()
-    print("reaction: threshold crossing -> first death (ms); probe: the innocent's worst")
-    print("10 ms-sleep wakeup latency per run (ms); MiB/s: growth rate at the crossing;")
-    print("kkills: kernel OOM kills (vmstat oom_kill) summed over the runs; spec: runs")
-    print("where what died was exactly the spec's choice (a, b: the grower; c: cg31-99)")
+    print("react: reference line crossed -> first death (ms, median and worst);")
+    print("bandcpu: the killer's CPU from entering the band (the last BAND_KB before")
+    print("the line) to the first death (ms, median), cpu%: that over the band's")
+    print("length (% of one CPU, median); probe: the innocent's worst 10 ms-sleep")
+    print("wakeup latency (ms, median); gap_md/gap_wc: the monitor's sampling gap")
+    print("at the crossing (its resolution, us; median, worst); MiB/s: growth at")
+    print("the crossing;")
+    print("killer: by the kernel log vs the tool's own log; kkills: kernel OOM")
+    print("kills summed over the runs (b*: vmstat/domain memory.events); spec:")
+    print("runs where exactly the spec's choice died; pre: runs where the victim")
+    print("died before the monitor saw the line crossed (not in react)")
     print(hdr)
     print("-" * len(hdr))
     for s in scens:
@@ -85,31 +96,41 @@ def main(path):
             rs = reps.get((t, s))
             if not rs:
                 continue
-            react = [num(r["react_ms"]) for r in rs if num(r.get("react_ms")) is not None]
-            probe = [num(r["probe_ms"]) for r in rs if num(r.get("probe_ms")) is not None]
-            rate = [num(r.get("rate_mibs")) for r in rs if num(r.get("rate_mibs")) is not None]
+
+            def col(key):
+                return [num(r.get(key)) for r in rs if num(r.get(key)) is not None]
+            react = col("react_ms")
+            probe = col("probe_ms")
+            rate = col("rate_mibs")
+            gap = col("cross_gap_us")
+            bcpu = col("band_cpu_ms")
+            bpct = [100.0 * num(r["band_cpu_ms"]) / num(r["band_ms"]) for r in rs
+                    if num(r.get("band_cpu_ms")) is not None and (num(r.get("band_ms")) or 0) > 0]
             died = collections.Counter(r["victim"] for r in rs)
             killer = collections.Counter(r["killer"] for r in rs)
             kk = sum(int(r.get("kernel_kills", "0") or 0) for r in rs)
             cgk = sum(int(r.get("cg_oom_kills", "0") or 0) for r in rs)
             spec = sum(1 for r in rs if r["spec"] == "yes")
-            rmd = statistics.median(react) if react else None
-            rwc = max(react) if react else None
-            pmd = statistics.median(probe) if probe else None
-            pwc = max(probe) if probe else None
-            summary[(t, s)] = {"reaction_ms": rmd, "probe_ms": pmd,
-                               "reaction_worst_ms": rwc, "probe_worst_ms": pwc}
+            med = (lambda v: statistics.median(v) if v else None)
+            summary[(t, s)] = {"reaction_ms": med(react), "probe_ms": med(probe),
+                               "band_cpu_pct": med(bpct),
+                               "reaction_worst_ms": max(react) if react else None}
             diedtxt = " ".join("%s(%d)" % (k, v) for k, v in died.most_common())
             killtxt = " ".join("%s(%d)" % (k, v) for k, v in killer.most_common())
-            if s.startswith("b"):
-                kk_txt = "%d/%d" % (kk, cgk)
-            else:
-                kk_txt = str(kk)
-            print("%-9s %-6s %4d %8s %8s %8s %8s %6s %-22s %-11s %6s %2d/%-2d"
-                  % (t, s, len(rs), fmt(rmd), fmt(rwc), fmt(pmd), fmt(pwc),
-                     fmt(statistics.median(rate)) if rate else "-",
+            kk_txt = "%d/%d" % (kk, cgk) if s.startswith("b") else str(kk)
+            pre = sum(1 for r in rs if r.get("react_ms") == "nocross")
+            print("%-9s %-6s %3d %3d %8s %8s %7s %6s %7s %7s %7s %6s %-24s %-14s %6s %2d/%-2d"
+                  % (t, s, len(rs), pre, fmt(med(react)), fmt(max(react) if react else None),
+                     fmt(med(bcpu)), fmt(med(bpct)), fmt(med(probe)),
+                     fmt(med(gap)), fmt(max(gap) if gap else None), fmt(med(rate)),
                      diedtxt, killtxt, kk_txt, spec, len(rs)))
-    print("(scenario b: kkills is vmstat/memory.events oom_kill)")
+    mon_cpu = [num(r.get("mon_cpu_ms")) / num(r["mon_span_ms"]) * 100 for rs in reps.values()
+               for r in rs if num(r.get("mon_cpu_ms")) is not None and (num(r.get("mon_span_ms")) or 0) > 0]
+    mon_n = [num(r.get("mon_samples")) / num(r["mon_span_ms"]) for rs in reps.values()
+             for r in rs if num(r.get("mon_samples")) is not None and (num(r.get("mon_span_ms")) or 0) > 0]
+    if mon_cpu and mon_n:
+        print("(reference monitor: median %.2f samples/ms, median %.1f%% of one CPU)"
+              % (statistics.median(mon_n), statistics.median(mon_cpu)))
 
     if idle:
         print()
@@ -137,7 +158,7 @@ def main(path):
         for t in tools:
             if t == "cgoom" or (t, s) not in summary:
                 continue
-            for m in ("reaction_ms", "probe_ms"):
+            for m in ("reaction_ms", "probe_ms", "band_cpu_pct"):
                 a, b = summary[("cgoom", s)][m], summary[(t, s)][m]
                 if a is None or b is None or b <= 0 or a < 0:
                     r = "n/a"

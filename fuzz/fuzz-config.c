@@ -57,6 +57,32 @@ static void check_config(const struct cgoom_config *c)
 		REQUIRE(cgoom_policy_name(g->policy) && cgoom_pref_name(g->pref));
 		REQUIRE(!(l == 1 && g->policy == CGOOM_POLICY_TREE));
 		check_share(&g->margin);
+		/* patterns: a '*' stays within a component, and every section
+		 * matches its own text (a '*' matches a literal '*' too) */
+		REQUIRE(!strstr(g->path, "**"));
+		unsigned stars = 0;
+		for (const char *q = g->path; *q; q++)
+			stars += *q == '*';
+		REQUIRE(g->n_stars == stars && g->n_literal == l - stars);
+		REQUIRE(cgoom_path_match(g->path, g->path));
+		REQUIRE(stars == 0 || !cgoom_path_match(g->path, "/")); /* no pattern names the root */
+		struct cgoom_conf_match m;
+		cgoom_config_match(c, g->path, &m);
+		for (int k = 0; k < CGOOM_CONF_KEY_MAX; k++) {
+			const struct cgoom_cgroup_conf *w = m.by_key[k];
+			REQUIRE(w == cgoom_config_lookup(c, g->path, (enum cgoom_conf_key)k));
+			if (!cgoom_conf_has(g, (enum cgoom_conf_key)k)) {
+				REQUIRE(!w || cgoom_conf_has(w, (enum cgoom_conf_key)k));
+				continue;
+			}
+			/* g sets it and matches: the winner is g or more specific */
+			REQUIRE(w && cgoom_conf_has(w, (enum cgoom_conf_key)k));
+			REQUIRE(cgoom_path_match(w->path, g->path));
+			REQUIRE(cgoom_conf_line(w, (enum cgoom_conf_key)k) > w->line);
+			REQUIRE(w == g || w->n_literal > g->n_literal ||
+				(w->n_literal == g->n_literal && w->n_stars <= g->n_stars));
+			REQUIRE(stars > 0 || w == g); /* an exact path always wins */
+		}
 	}
 }
 

@@ -30,8 +30,12 @@ struct cgoom_share {
 uint64_t cgoom_share_of(const struct cgoom_share *s, uint64_t total);
 
 struct cgoom_cgroup_conf {
-	char *path; /* normalized: "/" or "/a/b", no trailing slash */
+	char *path; /* normalized: "/" or "/a/b", no trailing slash; may be a
+		     * pattern: each '*' matches any run of bytes within one
+		     * path component (never a '/') */
 	int line;   /* line of its first [cgroup "..."] header */
+	unsigned n_stars;  /* '*' in path: 0 for an exact path */
+	size_t n_literal;  /* bytes of path that are not '*' ('/' included) */
 	bool has_policy, has_pref, has_bias, has_delegate, has_margin, has_guard_band;
 	enum cgoom_policy policy;
 	enum cgoom_pref pref;
@@ -39,7 +43,7 @@ struct cgoom_cgroup_conf {
 	bool delegate;
 	struct cgoom_share margin;
 	uint64_t guard_band; /* bytes; 0 = no guard band */
-	int policy_line, pref_line, bias_line;
+	int policy_line, pref_line, bias_line, delegate_line, margin_line, guard_band_line;
 };
 
 struct cgoom_config {
@@ -81,7 +85,10 @@ void cgoom_config_init(struct cgoom_config *c);
  *  - sections: [daemon] and [cgroup "PATH"]; PATH must be absolute,
  *    without "." or ".." components, NUL or control bytes; it is
  *    normalized (duplicate and trailing slashes dropped); a repeated
- *    section merges with the first;
+ *    section merges with the first; PATH may be a pattern where each
+ *    '*' matches any run of bytes (also none) within one component
+ *    ("/user.slice/user-*.slice", "/kubepods.slice/kubepods-*.slice"); "**" is
+ *    an error (a '*' never crosses a '/');
  *  - a key outside a section, an unknown section or key, a bad value or
  *    the same key twice in one section is an error;
  *  - oom_policy = tree on [cgroup "/"] is an error (as in the seed).
@@ -95,8 +102,52 @@ void cgoom_config_init(struct cgoom_config *c);
 int cgoom_config_parse(const char *buf, size_t len, struct cgoom_config *ret,
 		       struct cgoom_config_error *err);
 
-/* Exact match on a normalized path, or NULL. */
+/* The section spelled exactly `path` (normalized; a pattern is found by
+ * its own text), or NULL. Not which settings apply to a cgroup: see
+ * cgoom_config_match(). */
 const struct cgoom_cgroup_conf *cgoom_config_find(const struct cgoom_config *c, const char *path);
+
+/* Whether a section path (a pattern, or an exact path) matches the
+ * normalized cgroup path: as many components, and each pattern
+ * component matches its path component with '*' matching any run of
+ * bytes (also none). An exact section matches only its own path. */
+bool cgoom_path_match(const char *pattern, const char *path);
+
+/* The keys of a [cgroup] section, one row each. */
+enum cgoom_conf_key {
+	CGOOM_CONF_POLICY,
+	CGOOM_CONF_PREF,
+	CGOOM_CONF_BIAS,
+	CGOOM_CONF_DELEGATE,
+	CGOOM_CONF_MARGIN,
+	CGOOM_CONF_GUARD_BAND,
+	CGOOM_CONF_KEY_MAX,
+};
+
+/* Which section decides each key for one cgroup (NULL: none sets it). */
+struct cgoom_conf_match {
+	const struct cgoom_cgroup_conf *by_key[CGOOM_CONF_KEY_MAX];
+};
+
+/* For every key, among the sections that match `path` and set that key,
+ * the most specific decides: the one with the most literal bytes (every
+ * byte of the normalized section path but '*', slashes included), then
+ * the fewest '*', then the first in the file. So an exact path always
+ * wins over a pattern (a pattern matching the same path has a '*' and
+ * at most as many literal bytes), and keys a more specific section
+ * leaves unset still come from a less specific one. */
+void cgoom_config_match(const struct cgoom_config *c, const char *path,
+			struct cgoom_conf_match *ret);
+
+/* The section that decides `key` for `path`, or NULL (as above). */
+const struct cgoom_cgroup_conf *cgoom_config_lookup(const struct cgoom_config *c, const char *path,
+						    enum cgoom_conf_key key);
+
+/* Whether section g sets key k. */
+bool cgoom_conf_has(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k);
+
+/* Line the key k was set on in section g (0 if it is not). */
+int cgoom_conf_line(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k);
 
 /* Normalizes a cgroup path as the config does: into ret (cap bytes).
  * -EINVAL if not absolute or it has "."/".." components or bad bytes,

@@ -135,6 +135,11 @@ int cgoom_parse_pid_stat(const char *buf, size_t len, struct cgoom_pid_stat *ret
  * if it does not fit in cap bytes. Paths are kept byte-exact. */
 int cgoom_parse_pid_cgroup(const char *buf, size_t len, char *ret, size_t cap);
 
+/* /proc/stat: the number of online CPUs, one "cpuN ..." line each (the
+ * aggregate "cpu " line is not one). -EBADMSG without any such line or
+ * with a line that is not "NAME value...". */
+int cgoom_parse_cpu_count(const char *buf, size_t len, unsigned *ret);
+
 /* A single integer with optional surrounding whitespace (oom_score_adj,
  * memory.oom.group, xattr values). -ERANGE outside [min, max]. */
 int cgoom_parse_int(const char *buf, size_t len, int64_t min, int64_t max, int64_t *ret);

@@ -107,6 +107,17 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T);
  * memory.current + memory.swap.current because memory.stat was bad. */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
 
+/* The most memory.stat's footprint can lead memory.current +
+ * memory.swap.current by on a real kernel (the per-CPU stat deltas not
+ * yet flushed): 4 * MEMCG_CHARGE_BATCH pages per online CPU; UINT64_MAX
+ * when the CPU count is unknown. The argument is in select.c. */
+uint64_t cgoom_stat_slack(const struct cgoom_snapshot *s);
+
+/* The bound of memcg i: an upper bound of the footprint its memory.stat
+ * would give, memory.current + memory.swap.current + cgoom_stat_slack()
+ * (saturating). */
+uint64_t cgoom_memcg_bound(const struct cgoom_snapshot *s, int i);
+
 /* Ranking comparator (SPEC 3): tier, then score (higher first), then walk
  * order (cgroups) or PID (processes), lower first. Negative when a ranks
  * ahead of b. Total: never 0 for two distinct candidates. */

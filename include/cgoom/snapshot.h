@@ -36,6 +36,10 @@ struct cgoom_setting {
 	int value;                /* enum cgoom_policy / cgoom_pref, or the bias */
 	enum cgoom_source source; /* of the value in force */
 	int origin;               /* cgroup index it was set on; -1 = default */
+	/* source CGOOM_SRC_CONFIG: the [cgroup "..."] section that set it, as
+	 * a 1-based index into the snapshot's sections (0: none), and the
+	 * line of the key */
+	int section, line;
 };
 
 struct cgoom_cgroup {
@@ -98,6 +102,7 @@ struct cgoom_snapshot {
 	bool sockstat_ok;
 	struct cgoom_sockstat sockstat;
 	uint64_t page_size; /* for sockstat pages */
+	unsigned n_cpus;    /* online CPUs (/proc/stat); 0 = unknown: no bound holds */
 	int self_pid;       /* cgoom itself: never a victim */
 
 	/* PIDs cgoom killed that are still dying (the daemon fills this);
@@ -109,6 +114,12 @@ struct cgoom_snapshot {
 	 * explanation: "memory.stat of /a unreadable: ..." (owned). */
 	char **notes;
 	size_t n_notes;
+
+	/* Paths (or patterns) of the config sections settings came from,
+	 * copied by cgoom_settings_resolve() so that an explanation never
+	 * points into a config reloaded since (owned). */
+	char **sections;
+	size_t n_sections;
 
 	/* internal: pre-order of cgroup indices and per-cgroup process lists,
 	 * built by cgoom_snapshot_finalize() */

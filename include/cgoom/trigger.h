@@ -21,10 +21,12 @@ enum cgoom_trigger {
 	CGOOM_TRIGGER_PSI,    /* system: PSI full stall over threshold for a window */
 	CGOOM_TRIGGER_MAX,    /* cgroup: within margin of memory.max while reclaim fails */
 	CGOOM_TRIGGER_HIGH,   /* cgroup: usage stays in the guard band (memory.high) */
+	CGOOM_TRIGGER_UNRECLAIMABLE, /* cgroup: unreclaimable memory within margin of memory.max */
 	CGOOM_TRIGGER_N_,
 };
 
-/* "memory", "psi", "max", "high"; "none" for NONE; NULL out of range. */
+/* "memory", "psi", "max", "high", "unreclaimable"; "none" for NONE;
+ * NULL out of range. */
 const char *cgoom_trigger_name(enum cgoom_trigger t);
 
 /* ---- the system domain ---- */
@@ -70,7 +72,37 @@ struct cgoom_cgroup_sample {
 	uint64_t max;     /* memory.max (UINT64_MAX: "max") */
 	uint64_t high;    /* memory.high (UINT64_MAX: "max") */
 	struct cgoom_memevents ev;
+	/* cgoom_unreclaimable() of this sample's memory.stat; read only when
+	 * memory.current is within the margin (cgoom_cgroup_in_band()). */
+	bool unreclaim_valid;
+	uint64_t unreclaimable;
 };
+
+/* ---- memory that cannot be reclaimed (memory.stat) ---- */
+
+/* The memory.stat keys of a cgroup's unreclaimable memory. The anon LRU
+ * (active_anon + inactive_anon) holds anonymous and shmem pages alike
+ * (both swap-backed) and is disjoint from the unevictable LRU, so the
+ * sum counts no page twice; only kernels without the LRU keys fall back
+ * to anon + shmem (+ unevictable, which may then overlap mlocked anon:
+ * an overestimate, the safe side of a line that must not be late). */
+struct cgoom_unreclaim {
+	uint64_t anon_lru;   /* swap-backed: reclaimable only into swap room */
+	uint64_t unevictable, kernel_stack, pagetables, slab_unreclaimable, sock;
+};
+
+/* Parses memory.stat for the fields above. Unknown keys are ignored; a
+ * tracked key seen twice or with a value that is not a decimal u64 is
+ * -EBADMSG; without any anon key (active_anon/inactive_anon or anon) it
+ * is -ENOENT. */
+int cgoom_parse_unreclaim(const char *buf, size_t len, struct cgoom_unreclaim *ret);
+
+/* Bytes the kernel cannot reclaim: anon_lru beyond swap_room (the swap
+ * the cgroup may still use: min(memory.swap.max - memory.swap.current,
+ * SwapFree); 0 without swap) plus the rest, saturating. Every part is
+ * charged to memory.current, which therefore bounds the sum (up to the
+ * kernel's unflushed per-CPU stat deltas). */
+uint64_t cgoom_unreclaimable(const struct cgoom_unreclaim *u, uint64_t swap_room);
 
 struct cgoom_cgroup_params {
 	uint64_t margin;   /* bytes: act within this of memory.max (and of memory.high) */
@@ -99,10 +131,21 @@ void cgoom_cgroup_baseline(struct cgoom_cgroup_state *st, const struct cgoom_cgr
  * throttled there. */
 bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p);
 
+/* Whether memory.current is within the margin of memory.max: the cheap
+ * gate before memory.stat is read (memory.current bounds the
+ * unreclaimable sum, so outside this band it cannot fire). */
+bool cgoom_cgroup_in_band(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p);
+
 /* One check of a cgroup domain at time now_us. Fires
+ *  - UNRECLAIMABLE when cur->unreclaim_valid and unreclaimable + margin
+ *    >= memory.max: the kernel cannot make room by reclaim, whatever
+ *    page cache the cgroup also holds (page cache alone never fires);
  *  - MAX when memory.current + margin >= memory.max and reclaim is
  *    failing: memory.events `max` or `oom` rose since the last check, or
- *    psi_fired (the domain's memory.pressure trigger went off);
+ *    psi_fired (the domain's memory.pressure trigger went off). When
+ *    memory.stat was read and the unreclaimable part is clear of the
+ *    margin, `max` and PSI come from page cache being reclaimed and only
+ *    `oom` counts;
  *  - HIGH (guarded only) when usage stays in the guard band while the
  *    allocator keeps hitting memory.high: a check that sees
  *    memory.current + margin >= memory.high and `high` risen starts the
@@ -111,11 +154,25 @@ bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct c
  *    sleeps between charges, so not every check sees a rise); a check
  *    with usage below the band stops the clock. dwell_us 0 fires at the
  *    first sighting.
- * MAX wins when both hold. Updates *st (events baseline, band clock). */
+ * MAX wins over UNRECLAIMABLE, which wins over HIGH. Updates *st (events
+ * baseline, band clock). */
 enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
 				      const struct cgoom_cgroup_sample *cur,
 				      const struct cgoom_cgroup_params *p, bool psi_fired,
 				      uint64_t now_us);
+
+/* The re-check right before acting, on numbers read after the decision:
+ * whether the domain is still in trouble for a trigger of `kind`. It
+ * confirms; it does not ask for a fresh event:
+ *  - UNRECLAIMABLE: unreclaimable (if read, else memory.current) still
+ *    within the margin of memory.max;
+ *  - MAX: memory.current still within the margin of memory.max, or the
+ *    unreclaimable memory is;
+ *  - HIGH: cgoom_cgroup_at_limit().
+ * false means the condition really cleared (the kernel killed, or the
+ * cgroup freed memory): stand down. */
+bool cgoom_cgroup_confirm(enum cgoom_trigger kind, const struct cgoom_cgroup_sample *cur,
+			  const struct cgoom_cgroup_params *p);
 
 /* Whether the kernel OOM-killed in the domain since the last sample:
  * memory.events oom_kill rose. *ret_n (may be NULL) gets how many. */
@@ -149,6 +206,41 @@ uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv);
  * CGOOM_FILL_RATE_RAM. A domain without a finite limit: the maximum. */
 uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
 				  const struct cgoom_cgroup_params *p);
+
+/* ---- sampling driven by the measured growth rate ---- */
+
+/* Near a line the next sample comes at about half the time the measured
+ * growth needs to cross it, never sooner than this. */
+#define CGOOM_SAMPLE_FLOOR_US 1000ULL
+/* Without measured growth, the worst case (the fill rate) still samples
+ * at least this often once the line is close: 60 MiB at 6000 MiB/s. */
+#define CGOOM_SAMPLE_NEAR_US 10000ULL
+/* A rate estimate decays to zero over this long without growth. */
+#define CGOOM_RATE_FORGET_US 2000000ULL
+
+/* A growth-rate estimate of one quantity (bytes per second). The
+ * estimate jumps up to any faster rate seen and decays linearly to zero
+ * over CGOOM_RATE_FORGET_US when growth slows or stops (the backoff), so
+ * a burst is remembered across quiet samples (memory.current moves in
+ * per-CPU batches, and a throttled grower in bursts). */
+struct cgoom_rate {
+	uint64_t last_value, last_us;
+	uint64_t bytes_per_s;
+	bool valid; /* last_* hold a sample */
+};
+
+/* Feeds a sample taken at now_us. A first sample, or time that did not
+ * advance, only records it; time that went backwards restarts. */
+void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us);
+
+/* The next sample's delay: the time the line takes at the worst-case
+ * rate (headroom / worst_rate, clamped to [CGOOM_SAMPLE_NEAR_US,
+ * CGOOM_POLL_MAX_US]: a domain 6 GiB or more from its line is sampled
+ * once a second, as earlyoom does), shortened to headroom / rate / 2
+ * when the measured rate says the line comes sooner, floored at
+ * CGOOM_SAMPLE_FLOOR_US. rate 0 (no growth) gives the worst-case
+ * interval alone: the backoff. */
+uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate);
 
 /* /proc/vmstat: the `oom_kill` counter (kernel OOM kills since boot),
  * -ENOENT without one (kernels before 4.13), -EBADMSG if malformed. */

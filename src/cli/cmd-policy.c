@@ -82,8 +82,8 @@ int cmd_policy(const struct cli_opts *o)
 	printf("source: %s\n", b.buf ? b.buf : "?");
 	cgoom_strbuf_free(&b);
 	/* a config value shadowed by an xattr deserves a mention */
-	const struct cgoom_cgroup_conf *conf = cgoom_config_find(&c.cfg, cg->path);
-	if (conf && conf->has_policy && cg->policy.source == CGOOM_SRC_TRUSTED_XATTR &&
+	const struct cgoom_cgroup_conf *conf = cgoom_config_lookup(&c.cfg, cg->path, CGOOM_CONF_POLICY);
+	if (conf && cg->policy.source == CGOOM_SRC_TRUSTED_XATTR &&
 	    cg->policy.origin == i && conf->policy != (enum cgoom_policy)cg->policy.value)
 		printf("note: config sets %s on line %d, overridden by the xattr\n",
 		       cgoom_policy_name(conf->policy), conf->policy_line);

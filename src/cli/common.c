@@ -3,16 +3,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
+#include "safe-file.h"
 
 /* The config may be a symlink (unlike anything below the roots). */
 static int read_path(const char *path, char **ret, size_t *ret_len)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	/* never blocks on a FIFO; a directory or a file over 1 MiB is refused */
+	int fd = -1;
+	int r0 = sfile_open_read(path, 1u << 20, &fd);
+	if (r0 < 0)
+		return r0;
+	FILE *f = fdopen(fd, "re");
+	if (!f) {
+		r0 = -errno;
+		close(fd);
+		return r0;
+	}
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	int r = 0;
@@ -60,7 +70,7 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 		return EXIT_OK;
 	}
 	if (r < 0) {
-		log_error("%s: %s", path, strerror(-r));
+		log_error("%s: %s", path, sfile_strerror(r));
 		return EXIT_USAGE;
 	}
 	struct cgoom_config_error err = { 0 };

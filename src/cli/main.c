@@ -180,7 +180,10 @@ int main(int argc, char **argv)
 			log_error("run takes no arguments");
 			return EXIT_USAGE;
 		}
-		return cgoom_daemon_run(&o);
+		struct cgoom_daemon_opts d = { .cgroup_root = o.cgroup_root, .proc_root = o.proc_root,
+					       .config = o.config, .config_given = o.config_given,
+					       .dry_run = o.dry_run };
+		return cgoom_daemon_run(&d);
 	}
 	log_error("unknown verb '%s' (see --help)", o.verb);
 	return EXIT_USAGE;

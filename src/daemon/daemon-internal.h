@@ -2,9 +2,17 @@
 #pragma once
 
 /*
- * The daemon's state, shared by run.c (the epoll loop and the kill path),
- * domains.c (domain discovery, per-domain fds, samples, guard bands) and
- * events.c (event log, metrics, pre-kill hook). Not a public API.
+ * The daemon's state, shared by its parts (doc: README "The daemon"):
+ *   run.c      the epoll loop: the only caller of actions
+ *   detect.c   sampling (reads only, never writes) + the pure trigger
+ *              functions of src/lib/trigger.c -> a struct trigger_event
+ *   act.c      the actor: confirm, kill (from the standby), report
+ *   standby.c  the decision kept ready while a domain approaches its line
+ *   lifecycle.c  the kill lifecycle's pure step function
+ *   domains.c  discovery, per-domain fds, guard bands (memory.high writes)
+ *   sysd.c     the systemd-oomd xattr protocol, systemd-oomd detection
+ *   events.c   event log, metrics, pre-kill hook
+ * Not a public API.
  */
 
 #include <stdbool.h>
@@ -15,19 +23,23 @@
 #include "cgoom/select.h"
 #include "cgoom/strbuf.h"
 #include "cgoom/trigger.h"
-#include "cli.h"
+#include "daemon.h"
 #include "kill.h"
+#include "lifecycle.h"
 #include "reader.h"
 
 struct domain;
 
+#define DAEMON_N_POLICIES (CGOOM_POLICY_TREE + 1)
+
 /* What an epoll event is about; epoll_event.data.ptr points at one. */
 enum watch_kind {
 	W_SIGNAL,
-	W_TIMER,    /* adaptive polling and rescans */
+	W_TIMER,    /* sampling, rescans, metrics */
 	W_DEADLINE, /* term_grace and kill_wait expiries */
 	W_EVENTS,   /* a domain's memory.events changed */
-	W_PSI,      /* a domain's PSI trigger fired */
+	W_PSI,      /* a domain's PSI full trigger fired */
+	W_PSI_SOME, /* a domain's PSI some trigger fired: sample now */
 	W_PIDFD,    /* a victim exited */
 };
 
@@ -37,18 +49,44 @@ struct watch {
 	size_t target; /* W_PIDFD: index into the kill result's targets */
 };
 
+/* A decision kept ready (standby.c): the snapshot it was made on, the
+ * victim's pidfds opened and verified, the watches for its exit
+ * allocated; acting on it allocates nothing. Owned by one domain; moved
+ * into the domain's kill_state when it is acted on. */
+struct standby {
+	struct cgoom_snapshot snap;
+	struct cgoom_reader *rd;
+	bool have_snap;
+	struct cgoom_decision dec;
+	int *inflight;
+	struct cgoom_kill_result res; /* prepared targets (pidfds open) */
+	struct watch *watches;        /* one per target */
+	bool *exited;                 /* one per target */
+	const char *scope_path;       /* into snap, or NULL */
+	int xattr_fd;                 /* the victim's cgroup dir (systemd protocol), or -1 */
+	uint64_t decided_us;
+	uint64_t level_at;            /* the domain's level when decided (standby_judge) */
+	uint64_t lead;                /* standby_lead() of dec */
+	uint64_t kills_at;            /* dm->kills_started when decided */
+	size_t skipped_at;            /* res.n_skipped when prepared */
+	/* the ranking re-check (cgroup entities only; rank_fds NULL: none) */
+	struct rank_fds {
+		int current_fd, swap_fd;
+		int64_t bias_term; /* score - footprint at the decision */
+		bool ahead;
+	} *rank_fds;            /* [0] the victim (current_fd: memory.stat), then rivals */
+	size_t n_rank_fds;
+	struct rank_bound *rank_buf; /* n_rank_fds - 1, preallocated */
+	bool ready;                   /* a victim with at least one verified target */
+};
+
 /* A kill in flight in one domain: never a second victim while it lasts. */
 struct kill_state {
-	bool active;
-	struct cgoom_kill_result res;
-	struct watch *watches; /* one per target */
-	bool *exited;          /* one per target */
+	struct kill_lifecycle lc;
+	struct standby *sb; /* what was acted on (owned) */
 	size_t n_alive;
 	enum cgoom_policy policy;
-	bool cgroup_kill; /* the decision wanted cgroup.kill on the scope */
-	char *scope_path; /* for the SIGKILL after term_grace (owned) */
-	bool term_phase;  /* SIGTERM sent, SIGKILL pending */
-	uint64_t trigger_us, signal_us, grace_until_us, wait_until_us;
+	uint64_t trigger_us;
 };
 
 struct domain {
@@ -58,11 +96,12 @@ struct domain {
 	bool seen; /* rescan mark */
 
 	int dirfd; /* the cgroup directory (system: -1) */
-	int events_fd, current_fd, max_fd, high_fd;
-	int psi_fd;
+	int events_fd, current_fd, max_fd, high_fd, stat_fd;
+	int swap_max_fd, swap_current_fd;
+	int psi_fd, psi_some_fd;
 	bool psi_trigger; /* a kernel PSI trigger is armed on psi_fd; else polled */
 	struct cgoom_psi_sample psi_last;
-	struct watch w_events, w_psi;
+	struct watch w_events, w_psi, w_psi_some;
 
 	/* cgroup domains */
 	bool sample_ok;
@@ -75,19 +114,26 @@ struct domain {
 	uint64_t our_high;
 	struct cgoom_memevents kernel_last; /* oom_kill baseline */
 
+	/* sampling */
+	struct cgoom_rate rate_level;  /* memory.current (system: MemTotal - MemAvailable) */
+	struct cgoom_rate rate_unrecl; /* unreclaimable (cgroup, inside the band) */
+	uint64_t next_due_us;
+
+	struct standby *standby; /* ready decision, or NULL */
 	uint64_t cooldown_until_us; /* dry run / no victim: do not re-decide yet */
 	struct kill_state kill;
 };
 
 struct metric_row {
 	char *domain;
-	uint64_t kills[3]; /* by enum cgoom_policy */
+	/* by enum cgoom_policy (becomes CGOOM_POLICY_MAX once the engine has it) */
+	uint64_t kills[DAEMON_N_POLICIES];
 	uint64_t triggers[CGOOM_TRIGGER_N_];
 	uint64_t kernel_oom_kills;
 };
 
 struct daemon {
-	const struct cli_opts *o;
+	struct cgoom_daemon_opts o;
 	const char *config_path;
 	struct cgoom_config cfg;
 	struct cgoom_roots roots;
@@ -98,17 +144,16 @@ struct daemon {
 	int meminfo_fd, vmstat_fd;
 	uint64_t vmstat_oom_kill;
 	bool vmstat_ok;
+	uint64_t swap_free; /* SwapFree at the last system sample (cgroup swap room) */
+	uint64_t sys_mem_min; /* the system's MemAvailable line at the last sample */
 	bool psi_fallback_logged;
 
 	struct domain **domains; /* [0] is the system domain */
 	size_t n_domains, cap_domains;
 	uint64_t next_rescan_us, next_metrics_us;
+	uint64_t kills_started; /* a standby decided before a later kill is stale */
+	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
 
-	/* kill path: reused across decisions */
-	struct cgoom_snapshot snap;
-	struct cgoom_reader *rd; /* of snap: read lazily (branch and bound) */
-	bool have_snap;
-	struct cgoom_decision dec;
 	int *inflight;
 	size_t cap_inflight;
 
@@ -123,6 +168,28 @@ struct daemon {
 	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */
 };
 
+/* What a detector returns (detect.c): everything the loop needs to act
+ * on one sample of one domain. The detector itself acts on nothing. */
+struct trigger_event {
+	struct domain *d;
+	enum cgoom_trigger kind; /* NONE: nothing fired */
+	uint64_t t0;             /* when the sample was taken */
+	uint64_t next_us;        /* the next sample's delay */
+	bool approach;           /* near the line: keep a standby decision */
+	uint64_t level;          /* the quantity the standby is judged on */
+	uint64_t headroom;       /* bytes from level to the line */
+	uint64_t rate;           /* measured growth of level, bytes/s */
+	bool gone;               /* the cgroup vanished: close the domain */
+	bool max_changed;        /* memory.max changed: re-apply the guard band */
+	uint64_t kernel_kills;   /* kernel OOM kills seen since the last sample */
+	uint64_t oom_kill0;      /* oom_kill counter at detection (confirm's baseline) */
+	uint64_t psi_stall_us;
+	struct cgoom_psi_sample psi0;
+	struct cgoom_cgroup_sample sample;  /* cgroup domains */
+	struct cgoom_system_levels lv;      /* the system domain */
+	struct cgoom_cgroup_state before;   /* cgroup: the trigger state before this check */
+};
+
 /* Time, microseconds: CLOCK_MONOTONIC. */
 uint64_t daemon_now_us(void);
 
@@ -130,50 +197,122 @@ uint64_t daemon_now_us(void);
 
 /* pread from offset 0 into buf (cap bytes, NUL-terminated); -errno. */
 int daemon_reread(int fd, char *buf, size_t cap, size_t *ret_len);
-/* Creates the system domain and opens /proc/meminfo, /proc/vmstat and
- * the system PSI trigger. */
 int domains_init(struct daemon *dm);
-/* Walks the cgroup tree: adds memcgs with a finite memory.max, drops
- * those that vanished or lost their limit. Applies guard bands. */
 int domains_rescan(struct daemon *dm);
-/* Re-applies margin and guard band settings after a reload. */
 void domains_apply_config(struct daemon *dm);
-/* Re-arms every domain's PSI trigger with the configured psi_full. */
 void domains_rearm_psi(struct daemon *dm);
-/* Frees domains marked dead (call between epoll batches). */
 void domains_reap(struct daemon *dm);
-/* Closes everything, restoring memory.high where cgoom changed it. */
 void domains_free(struct daemon *dm);
-/* Re-reads memory.current/max/high/events into d->sample. -ENODEV etc.
- * when the cgroup is gone (the domain is then marked dead). */
-int domain_sample(struct daemon *dm, struct domain *d);
-/* Reads /proc/meminfo through the kept fd. */
-int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret);
-/* Reads a PSI file's "full" total into *ret (at now_us). */
-int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
-		    struct cgoom_psi_sample *ret);
-/* Marks d dead: closes its fds (restoring memory.high if it still can). */
-void domain_kill_fds(struct daemon *dm, struct domain *d);
+/* Closes d's fds (restoring memory.high if it still can) and marks it
+ * dead; freed by domains_reap(). */
+void domain_close(struct daemon *dm, struct domain *d);
+/* Margin and guard band from the config; writes memory.high (the actor). */
+void guard_apply(struct daemon *dm, struct domain *d);
 struct domain *domains_find(struct daemon *dm, const char *path);
 
-/* One check of the system domain / of a cgroup domain at now (psi_fired:
- * its kernel PSI trigger went off); acts through daemon_act() when a
- * trigger fires. Return the domain's next poll interval. */
-uint64_t check_system(struct daemon *dm, uint64_t now, bool psi_fired);
-uint64_t check_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired);
+/* ---- detect.c (reads, never writes) ---- */
 
-/* ---- run.c ---- */
+/* Re-reads memory.current/max/high/events into *ret. -ENODEV etc. when
+ * the cgroup is gone. */
+int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret);
+/* The unreclaimable bytes of d now (memory.stat, swap room). */
+int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret);
+int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret);
+int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
+		    struct cgoom_psi_sample *ret);
+int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret);
+/* One sample of the system / a cgroup domain: fills *ret. */
+void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret);
+void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
+		   struct trigger_event *ret);
+/* The trigger's reason in words. */
+void trigger_why(const struct daemon *dm, const struct trigger_event *ev, char *buf, size_t cap);
+/* The trigger's numbers as JSON members. */
+void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
 
-/* A trigger of `kind` fired for d at t0 (why: human text; fields: JSON
- * members for the event; psi0: the PSI sample at detection): decide on a
- * fresh snapshot, re-check, log the ranking, kill (or log, in a dry run). */
-void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, uint64_t t0,
-		const char *why, const struct cgoom_strbuf *fields,
-		const struct cgoom_psi_sample *psi0);
+/* ---- standby.c ---- */
+
+/* SB_STALE: usable as far as its processes go, but the level moved or
+ * time passed enough that the ranking may have changed (at the crossing,
+ * a ranking re-check can still clear it: standby_rank_holds). */
+enum sb_verdict { SB_USE, SB_STALE, SB_REDECIDE, SB_DROP };
+
+/* One rival of a standby's victim, re-read at the crossing: an upper
+ * bound of its score now is memory.current + memory.swap.current (what
+ * its footprint is made of is charged there) plus its bias. */
+struct rank_bound {
+	int64_t score_upper;
+	bool ahead; /* before the victim in the walk: wins a tie */
+};
+/* Pure: whether the victim, scoring victim_now (a lower bound: its
+ * footprint read from memory.stat now, plus its bias), still beats
+ * every rival's upper bound. */
+bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n);
+
+/* What standby_judge looks at: plain numbers, so it is pure. */
+struct standby_view {
+	bool present, ready;
+	uint64_t decided_us, level_at, kills_at;
+	size_t n_skipped; /* targets found gone, reused or protected since */
+};
+struct standby_limits {
+	uint64_t level_delta; /* the domain's level moved more than this: re-decide */
+	uint64_t max_age_us;  /* older than this: re-decide */
+};
+/* Pure: whether a standby decision can be used now, must be made again,
+ * or must be dropped (domain gone). */
+enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, uint64_t now_us,
+			      uint64_t level_now, uint64_t kills_now, const struct standby_limits *l);
+/* Whether two decisions name the same victim set (the ranking kept its
+ * winner). */
+bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_decision *b);
+
+/* Makes (or remakes) d's standby decision: fresh lazy snapshot, settings,
+ * selection, pidfds opened and verified. 0, or -errno (logged). */
+int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+/* The verdict on d's standby now (crossing: the trigger fired), after
+ * re-validating its targets (allocates nothing). */
+enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			      bool crossing);
+void standby_free(struct standby *sb); /* NULL-safe */
+/* The ranking re-check: whether the standby's victim provably still
+ * leads (its footprint now against each rival's memory.current +
+ * memory.swap.current). false when it cannot tell. Allocates nothing. */
+bool standby_rank_ok(struct daemon *dm, struct standby *sb);
+void standby_drop(struct domain *d);
+/* The victim's lead over the next eligible candidate of its tier, in
+ * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */
+uint64_t standby_lead(const struct cgoom_decision *dec);
+/* Limits for a standby: level_delta half its lead on the approach, the
+ * whole lead at the crossing. */
+struct standby_limits standby_limits_of(const struct standby *sb, bool crossing);
+
+/* ---- act.c (the actor) ---- */
+
+/* Confirms, kills (or logs, in a dry run) and reports, for a fired
+ * trigger. */
+void daemon_act(struct daemon *dm, const struct trigger_event *ev);
+/* A victim's pidfd became readable. */
+void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now);
+/* The deadline timer fired: step every kill lifecycle. */
+void act_deadline(struct daemon *dm, uint64_t now);
+/* Reports kernel OOM kills seen in d. */
+void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n);
+bool act_any_kill_active(const struct daemon *dm);
+void act_arm_deadline(struct daemon *dm);
+void kill_state_clear(struct daemon *dm, struct domain *d);
+
+/* ---- sysd.c ---- */
+
+/* Adds n to the decimal value of the user xattr `name` on fd (absent:
+ * 0). Allocates nothing. 0 or -errno. */
+int sysd_xattr_add(int fd, const char *name, uint64_t n);
+/* Warns when systemd-oomd looks active (a process of that name under
+ * the proc root, or its runtime directory). Returns whether it does. */
+bool sysd_warn_oomd(struct daemon *dm);
 
 /* ---- events.c ---- */
 
-/* (Re)opens the event log named in the config; closes the old one. */
 void events_open(struct daemon *dm);
 void events_close(struct daemon *dm);
 /* Writes {"event": NAME, "ts": ..., "uptime_ms": ..., FIELDS} as one
@@ -183,11 +322,10 @@ void metrics_trigger(struct daemon *dm, const char *domain, enum cgoom_trigger k
 void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy policy,
 		  uint64_t reaction_us);
 void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n);
-/* Writes the metrics file atomically (temp + rename); no-op without one. */
 void metrics_write(struct daemon *dm);
 void metrics_free(struct daemon *dm);
-/* Runs the pre-kill hook (if configured): /bin/sh -c HOOK with json on
- * stdin, killed after CGOOM_HOOK_TIMEOUT_MS. Returns its wait status, or
- * -errno; failures are logged, never fatal. */
 #define CGOOM_HOOK_TIMEOUT_MS 2000
 int hook_run(struct daemon *dm, const char *json, size_t len);
+
+/* JSON: "domain": "PATH" */
+void domain_field(struct cgoom_strbuf *b, const struct domain *d);

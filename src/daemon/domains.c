@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Domains: the system ("/") and every memcg with a finite memory.max.
- * Each keeps its files open (memory.events, .current, .max, .high and a
- * PSI trigger on memory.pressure) and re-reads them with pread into the
- * daemon's preallocated buffer, so checking a trigger allocates nothing.
- * Discovery (a walk of the tree) allocates; it runs from the timer, not
- * on the kill path. The checks at the end feed the re-read numbers to
- * the pure trigger functions (src/lib/trigger.c) and hand a firing
- * trigger to daemon_act() in run.c.
+ * Each keeps its files open (memory.events, .current, .max, .high,
+ * .stat, .swap.*, PSI triggers on memory.pressure) for detect.c to
+ * re-read into the daemon's preallocated buffer. Discovery (a walk of
+ * the tree) allocates; it runs from the timer, not on the kill path.
+ * Guard bands (memory.high writes) are applied here, called by the loop
+ * only: sampling never writes.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -75,10 +74,36 @@ struct domain *domains_find(struct daemon *dm, const char *path)
 
 /* ---- PSI ---- */
 
+/* PSI "some": a few milliseconds of stall in the kernel's shortest
+ * window wakes the sampler early (reclaim has started). */
+#define PSI_SOME_STALL_US 5000ULL
+#define PSI_SOME_WINDOW_US 500000ULL
+
+/* Arms a second trigger "some 5ms 500ms" on its own fd: a wake-up only. */
+static void psi_some_open(struct daemon *dm, struct domain *d, int dirfd, const char *relpath)
+{
+	d->psi_some_fd = -1;
+	if (!dm->live)
+		return;
+	int fd = openat(dirfd, relpath, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	char t[64];
+	int n = snprintf(t, sizeof(t), "some %llu %llu", PSI_SOME_STALL_US, PSI_SOME_WINDOW_US);
+	struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_psi_some };
+	if (write(fd, t, (size_t)n + 1) != n + 1 || epoll_ctl(dm->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(fd);
+		return;
+	}
+	d->psi_some_fd = fd;
+}
+
 /* Arms "full STALL WINDOW" on an O_RDWR pressure file (live roots only);
  * otherwise, or if the kernel refuses, the file is polled read-only. */
 static void psi_open(struct daemon *dm, struct domain *d, int dirfd, const char *relpath)
 {
+	if (d->psi_some_fd < 0)
+		psi_some_open(dm, d, dirfd, relpath);
 	d->psi_fd = -1;
 	d->psi_trigger = false;
 	d->psi_last.valid = false;
@@ -113,25 +138,6 @@ static void psi_open(struct daemon *dm, struct domain *d, int dirfd, const char 
 	d->psi_fd = openat(dirfd, relpath, RDONLY);
 }
 
-int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
-		    struct cgoom_psi_sample *ret)
-{
-	size_t len;
-	int r = daemon_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
-	if (r < 0)
-		return r;
-	struct cgoom_pressure p;
-	r = cgoom_parse_pressure(dm->buf, len, &p);
-	if (r < 0)
-		return r;
-	if (!p.full.present)
-		return -ENOENT;
-	ret->total_us = p.full.total_us;
-	ret->at_us = now_us;
-	ret->valid = true;
-	return 0;
-}
-
 /* ---- the system domain ---- */
 
 static struct domain *domain_new(const char *path)
@@ -145,8 +151,10 @@ static struct domain *domain_new(const char *path)
 		return NULL;
 	}
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
+	d->stat_fd = d->swap_max_fd = d->swap_current_fd = d->psi_some_fd = -1;
 	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
 	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };
+	d->w_psi_some = (struct watch){ .kind = W_PSI_SOME, .d = d };
 	return d;
 }
 
@@ -164,21 +172,13 @@ static int domains_push(struct daemon *dm, struct domain *d)
 	return 0;
 }
 
-int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
-{
-	size_t len;
-	int r = daemon_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
-	if (r < 0)
-		return r;
-	return cgoom_parse_meminfo(dm->buf, len, ret);
-}
-
 int domains_init(struct daemon *dm)
 {
 	struct domain *d = domain_new("/");
 	if (!d)
 		return -ENOMEM;
 	d->system = true;
+	d->sample.max = UINT64_MAX;
 	int r = domains_push(dm, d);
 	if (r < 0) {
 		free(d->path);
@@ -241,14 +241,16 @@ static void guard_restore(struct daemon *dm, struct domain *d)
 
 /* Margin and guard band of a domain from the config; writes or restores
  * memory.high as needed (never in a dry run or on a fixture). */
-static void guard_apply(struct daemon *dm, struct domain *d)
+void guard_apply(struct daemon *dm, struct domain *d)
 {
-	const struct cgoom_cgroup_conf *cc = cgoom_config_find(&dm->cfg, d->path);
-	const struct cgoom_share *margin = cc && cc->has_margin ? &cc->margin : &dm->cfg.margin;
+	/* each from the most specific [cgroup] section (or pattern) setting it */
+	const struct cgoom_cgroup_conf *cm = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_MARGIN);
+	const struct cgoom_cgroup_conf *cg = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_GUARD_BAND);
+	const struct cgoom_share *margin = cm ? &cm->margin : &dm->cfg.margin;
 	uint64_t max = d->sample.max;
 	d->params.margin = max == UINT64_MAX ? 0 : cgoom_share_of(margin, max);
 	d->params.dwell_us = BAND_DWELL_US;
-	d->guard_band = cc && cc->has_guard_band ? cc->guard_band : dm->cfg.guard_band;
+	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 
 	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
 	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
@@ -304,6 +306,7 @@ void domains_rearm_psi(struct daemon *dm)
 		if (d->dead || d->psi_fd < 0)
 			continue;
 		close_fd(&d->psi_fd); /* closing drops it from the epoll set */
+		close_fd(&d->psi_some_fd);
 		if (d->system)
 			psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
 		else if (d->dirfd >= 0)
@@ -320,44 +323,19 @@ void domains_apply_config(struct daemon *dm)
 
 /* ---- cgroup domains ---- */
 
-int domain_sample(struct daemon *dm, struct domain *d)
-{
-	struct cgoom_cgroup_sample s = d->sample;
-	size_t len;
-	int r = daemon_reread(d->current_fd, dm->buf, sizeof(dm->buf), &len);
-	if (r == 0)
-		r = cgoom_parse_u64(dm->buf, len, &s.current);
-	if (r == 0)
-		r = read_limit_fd(dm, d->max_fd, &s.max);
-	if (r == 0 && d->high_fd >= 0 && read_limit_fd(dm, d->high_fd, &s.high) < 0)
-		s.high = UINT64_MAX;
-	if (r == 0)
-		r = daemon_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
-	if (r == 0)
-		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
-	if (r < 0) {
-		if (r == -ENODEV || r == -ENOENT || r == -ESTALE) {
-			log_info("%s: cgroup removed", d->path);
-			domain_kill_fds(dm, d);
-		}
-		return r;
-	}
-	bool max_changed = d->sample_ok && s.max != d->sample.max;
-	d->sample = s;
-	d->sample_ok = true;
-	if (max_changed)
-		guard_apply(dm, d);
-	return 0;
-}
-
-void domain_kill_fds(struct daemon *dm, struct domain *d)
+void domain_close(struct daemon *dm, struct domain *d)
 {
 	if (d->dead)
 		return;
 	d->dead = true;
 	guard_restore(dm, d);
+	standby_drop(d);
 	close_fd(&d->events_fd); /* closing removes them from epoll */
 	close_fd(&d->psi_fd);
+	close_fd(&d->psi_some_fd);
+	close_fd(&d->stat_fd);
+	close_fd(&d->swap_max_fd);
+	close_fd(&d->swap_current_fd);
 	close_fd(&d->current_fd);
 	close_fd(&d->max_fd);
 	close_fd(&d->high_fd);
@@ -382,9 +360,14 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
 		goto fail;
 	}
-	r = domain_sample(dm, d);
+	/* optional: without memory.stat only the at-the-limit backstop fires */
+	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
+	d->swap_max_fd = openat(dirfd, "memory.swap.max", RDONLY);
+	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
+	r = domain_sample(dm, d, &d->sample);
 	if (r < 0)
 		goto fail;
+	d->sample_ok = true;
 	cgoom_cgroup_baseline(&d->trig, &d->sample);
 	if (dm->once)
 		memset(&d->trig, 0, sizeof(d->trig)); /* judge the counters as they stand */
@@ -399,20 +382,24 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	guard_apply(dm, d);
 	r = domains_push(dm, d);
 	if (r < 0) {
-		domain_kill_fds(dm, d);
+		domain_close(dm, d);
 		free(d->path);
 		free(d);
 		return r;
 	}
 	char h[32], m[32];
-	log_info("domain %s: memory.max %s, margin %s%s%s", path,
+	log_info("domain %s: memory.max %s, margin %s%s%s%s", path,
 		 cgoom_human_size(d->sample.max, h, sizeof(h)),
 		 cgoom_human_size(d->params.margin, m, sizeof(m)),
 		 d->params.guarded ? ", guard band" : "",
-		 d->psi_trigger ? ", PSI trigger" : ", PSI polled");
+		 d->psi_trigger ? ", PSI trigger" : ", PSI polled",
+		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
 	return 1;
 fail:
 	d->dead = true;
+	close_fd(&d->stat_fd);
+	close_fd(&d->swap_max_fd);
+	close_fd(&d->swap_current_fd);
 	close_fd(&d->events_fd);
 	close_fd(&d->current_fd);
 	close_fd(&d->max_fd);
@@ -463,7 +450,8 @@ static void walk(struct daemon *dm, int fd, const char *path, int depth)
 	}
 	struct dirent *de;
 	while ((de = readdir(dir))) {
-		if (de->d_type != DT_DIR || !strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !strcmp(de->d_name, ".") ||
+		    !strcmp(de->d_name, ".."))
 			continue;
 		int cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0)
@@ -505,7 +493,7 @@ int domains_rescan(struct daemon *dm)
 		struct domain *d = dm->domains[i];
 		if (!d->seen && !d->dead) {
 			log_info("domain %s: gone (removed, or memory.max is max now)", d->path);
-			domain_kill_fds(dm, d);
+			domain_close(dm, d);
 		}
 	}
 	return 0;
@@ -513,11 +501,8 @@ int domains_rescan(struct daemon *dm)
 
 static void domain_free(struct daemon *dm, struct domain *d)
 {
-	domain_kill_fds(dm, d);
-	cgoom_kill_result_free(&d->kill.res);
-	free(d->kill.watches);
-	free(d->kill.exited);
-	free(d->kill.scope_path);
+	domain_close(dm, d);
+	kill_state_clear(dm, d);
 	free(d->path);
 	free(d);
 }
@@ -547,160 +532,3 @@ void domains_free(struct daemon *dm)
 	close_fd(&dm->vmstat_fd);
 }
 
-/* ---- checks: the trigger functions on freshly re-read numbers ---- */
-
-static const char *hs(uint64_t v, char *buf, size_t cap)
-{
-	if (v == UINT64_MAX)
-		return "max";
-	return cgoom_human_size(v, buf, cap);
-}
-
-static void domain_field(struct cgoom_strbuf *b, const struct domain *d)
-{
-	cgoom_strbuf_printf(b, "\"domain\": ");
-	cgoom_strbuf_json_string(b, d->path);
-}
-
-static void kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
-{
-	log_warning("%s: the kernel OOM-killed %llu process%s%s", d->path, (unsigned long long)n,
-		    n == 1 ? "" : "es", d->kill.active ? " (while a cgoom victim was dying)" : "");
-	struct cgoom_strbuf f = { 0 };
-	domain_field(&f, d);
-	cgoom_strbuf_printf(&f, ", \"n\": %llu, \"cgoom_kill_in_flight\": %s", (unsigned long long)n,
-			    d->kill.active ? "true" : "false");
-	event_emit(dm, "kernel_oom_kill", &f);
-	cgoom_strbuf_free(&f);
-	metrics_kernel_oom(dm, d->path, n);
-	metrics_write(dm);
-}
-
-static bool psi_polled(struct daemon *dm, struct domain *d, uint64_t now, uint64_t *ret_stall)
-{
-	if (d->psi_trigger || d->psi_fd < 0)
-		return false;
-	struct cgoom_psi_sample s;
-	if (domain_psi_read(dm, d, now, &s) < 0)
-		return false;
-	bool over = cgoom_psi_over(&d->psi_last, &s, dm->cfg.psi_full_stall_us,
-				   dm->cfg.psi_full_window_us, ret_stall);
-	d->psi_last = s;
-	return over;
-}
-
-/* A system PSI stall while a cgroup domain sits at its own limit is that
- * domain's stall (memory.high throttling and memcg reclaim count in the
- * root's PSI): the domain's own trigger acts, not the system's. */
-static struct domain *stall_owner(struct daemon *dm)
-{
-	for (size_t i = 1; i < dm->n_domains; i++) {
-		struct domain *c = dm->domains[i];
-		if (!c->dead && domain_sample(dm, c) == 0 && cgoom_cgroup_at_limit(&c->sample, &c->params))
-			return c;
-	}
-	return NULL;
-}
-
-uint64_t check_system(struct daemon *dm, uint64_t now, bool psi_fired)
-{
-	struct domain *d = dm->domains[0];
-	if (dm->vmstat_fd >= 0) {
-		size_t len;
-		uint64_t v;
-		if (daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
-		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &v) == 0) {
-			if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
-				kernel_oom(dm, d, v - dm->vmstat_oom_kill);
-			dm->vmstat_oom_kill = v;
-			dm->vmstat_ok = true;
-		}
-	}
-	struct cgoom_meminfo mi;
-	struct cgoom_system_levels lv = { 0 };
-	if (system_meminfo(dm, &mi) < 0)
-		return CGOOM_POLL_MAX_US;
-	bool low = cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &lv);
-	uint64_t stall = 0;
-	psi_fired = psi_polled(dm, d, now, &stall) || psi_fired;
-	char a[32], b[32], c[32], e[32];
-	char why[256];
-	struct cgoom_strbuf f = { 0 };
-	cgoom_strbuf_printf(&f, "\"mem_available\": %llu, \"mem_min\": %llu, \"swap_total\": %llu, "
-				"\"swap_free\": %llu, \"swap_min\": %llu",
-			    (unsigned long long)lv.mem_available, (unsigned long long)lv.mem_min,
-			    (unsigned long long)lv.swap_total, (unsigned long long)lv.swap_free,
-			    (unsigned long long)lv.swap_min);
-	if (low) {
-		if (lv.swap_total)
-			snprintf(why, sizeof(why), "MemAvailable %s < %s and SwapFree %s < %s",
-				 hs(lv.mem_available, a, sizeof(a)), hs(lv.mem_min, b, sizeof(b)),
-				 hs(lv.swap_free, c, sizeof(c)), hs(lv.swap_min, e, sizeof(e)));
-		else
-			snprintf(why, sizeof(why), "MemAvailable %s < %s, no swap",
-				 hs(lv.mem_available, a, sizeof(a)), hs(lv.mem_min, b, sizeof(b)));
-		daemon_act(dm, d, CGOOM_TRIGGER_MEMORY, now, why, &f, &d->psi_last);
-	} else if (psi_fired && !d->kill.active) {
-		struct domain *owner = stall_owner(dm);
-		if (owner) {
-			log_debug("system memory stall while %s is at its limit: left to that domain",
-				 owner->path);
-		} else {
-			struct cgoom_psi_sample s0 = { 0 };
-			domain_psi_read(dm, d, now, &s0);
-			snprintf(why, sizeof(why), "PSI full stall over %llu us in a %llu us window%s",
-				 (unsigned long long)dm->cfg.psi_full_stall_us,
-				 (unsigned long long)dm->cfg.psi_full_window_us,
-				 d->psi_trigger ? " (kernel trigger)" : " (polled)");
-			cgoom_strbuf_printf(&f, ", \"psi_stall_us\": %llu", (unsigned long long)stall);
-			daemon_act(dm, d, CGOOM_TRIGGER_PSI, now, why, &f, &s0);
-		}
-	}
-	cgoom_strbuf_free(&f);
-	return cgoom_system_interval_us(&lv);
-}
-
-uint64_t check_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
-{
-	if (d->dead || domain_sample(dm, d) < 0)
-		return CGOOM_POLL_MAX_US;
-	uint64_t n;
-	if (cgoom_kernel_oom_rose(&d->kernel_last, &d->sample.ev, &n))
-		kernel_oom(dm, d, n);
-	d->kernel_last = d->sample.ev;
-	uint64_t stall = 0;
-	psi_fired = psi_polled(dm, d, now, &stall) || psi_fired;
-	struct cgoom_memevents before = d->trig.last;
-	enum cgoom_trigger kind = cgoom_cgroup_check(&d->trig, &d->sample, &d->params, psi_fired, now);
-	if (kind != CGOOM_TRIGGER_NONE && !d->kill.active) {
-		const struct cgoom_cgroup_sample *s = &d->sample;
-		char a[32], b[32], c[32], m[32], why[320];
-		if (kind == CGOOM_TRIGGER_HIGH)
-			snprintf(why, sizeof(why),
-				 "memory.current %s in the guard band (memory.high %s, memory.max %s), "
-				 "memory.events high %llu -> %llu",
-				 hs(s->current, a, sizeof(a)), hs(s->high, b, sizeof(b)),
-				 hs(s->max, c, sizeof(c)), (unsigned long long)before.high,
-				 (unsigned long long)s->ev.high);
-		else
-			snprintf(why, sizeof(why),
-				 "memory.current %s within %s of memory.max %s, %s",
-				 hs(s->current, a, sizeof(a)), hs(d->params.margin, m, sizeof(m)),
-				 hs(s->max, b, sizeof(b)),
-				 s->ev.max > before.max ? "memory.events max rose"
-				 : s->ev.oom > before.oom ? "memory.events oom rose"
-							 : "PSI full stall");
-		struct cgoom_strbuf f = { 0 };
-		cgoom_strbuf_printf(&f, "\"current\": %llu, \"max\": %llu, \"high\": %lld, "
-					"\"events\": {\"high\": %llu, \"max\": %llu, \"oom\": %llu, "
-					"\"oom_kill\": %llu}, \"psi_stall_us\": %llu",
-				    (unsigned long long)s->current, (unsigned long long)s->max,
-				    s->high == UINT64_MAX ? -1LL : (long long)s->high,
-				    (unsigned long long)s->ev.high, (unsigned long long)s->ev.max,
-				    (unsigned long long)s->ev.oom, (unsigned long long)s->ev.oom_kill,
-				    (unsigned long long)stall);
-		daemon_act(dm, d, kind, now, why, &f, &d->psi_last);
-		cgoom_strbuf_free(&f);
-	}
-	return d->dead ? CGOOM_POLL_MAX_US : cgoom_cgroup_interval_us(&d->sample, &d->params);
-}

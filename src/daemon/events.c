@@ -19,6 +19,7 @@
 
 #include "daemon-internal.h"
 #include "log.h"
+#include "safe-file.h"
 
 extern char **environ;
 
@@ -31,14 +32,26 @@ void events_close(struct daemon *dm)
 	dm->event_fd = -1;
 }
 
+/* The last write error of the event log and of the metrics file (0: the
+ * last write went through): each failure is logged once when it starts
+ * and once when it ends, not once per event or tick (a full filesystem, a
+ * missing directory). */
+static int event_err, metrics_err;
+
 void events_open(struct daemon *dm)
 {
 	events_close(dm);
+	/* event_err survives a re-open: a full filesystem stays reported
+	 * once across a storm of SIGHUPs */
 	if (!dm->cfg.event_log)
 		return;
-	dm->event_fd = open(dm->cfg.event_log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
-	if (dm->event_fd < 0)
-		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, strerror(errno));
+	/* root writing into a directory others may write to: no symlink,
+	 * FIFO or foreign file (safe-file.h) */
+	int r = sfile_open_append(dm->cfg.event_log, &dm->event_fd);
+	if (r < 0) {
+		dm->event_fd = -1;
+		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, sfile_strerror(r));
+	}
 }
 
 static uint64_t clock_us(clockid_t c)
@@ -71,8 +84,13 @@ void event_emit(struct daemon *dm, const char *name, const struct cgoom_strbuf *
 	if (!b.failed) {
 		/* one write per line: O_APPEND keeps lines whole */
 		ssize_t n = write(dm->event_fd, b.buf, b.len);
-		if (n < 0 || (size_t)n != b.len)
-			log_warning("event_log %s: short write", dm->cfg.event_log);
+		int r = n < 0 ? -errno : (size_t)n != b.len ? -EIO : 0;
+		if (r < 0 && r != event_err)
+			log_warning("event_log %s: %s; events are lost until a write succeeds",
+				    dm->cfg.event_log, n < 0 ? strerror(-r) : "short write");
+		else if (r == 0 && event_err != 0)
+			log_info("event_log %s: writing again", dm->cfg.event_log);
+		event_err = r;
 	} else {
 		log_warning("event_log: out of memory; %s event dropped", name);
 	}
@@ -110,7 +128,7 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 		  uint64_t reaction_us)
 {
 	struct metric_row *r = row(dm, domain);
-	if (r && (unsigned)policy < 3)
+	if (r && (unsigned)policy < DAEMON_N_POLICIES)
 		r->kills[policy]++;
 	dm->have_reaction = true;
 	dm->last_reaction_us = reaction_us;
@@ -150,7 +168,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
 	for (size_t i = 0; i < dm->n_rows; i++)
-		for (int p = 0; p < 3; p++) {
+		for (int p = 0; p < DAEMON_N_POLICIES; p++) {
 			if (!dm->rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");
@@ -193,30 +211,20 @@ void metrics_write(struct daemon *dm)
 		return;
 	struct cgoom_strbuf b = { 0 };
 	render(dm, &b);
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 5);
-	if (b.failed || !tmp) {
+	if (b.failed) {
 		log_warning("metrics_file: out of memory");
 		goto out;
 	}
-	snprintf(tmp, plen + 5, "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		log_warning("metrics_file %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	ssize_t n = write(fd, b.buf, b.len);
-	int r = (n < 0 || (size_t)n != b.len) ? -EIO : 0;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0) {
-		log_warning("metrics_file %s: %s", path, strerror(-r));
-		unlink(tmp);
-	}
+	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (safe-file.h) */
+	bool tmp_bad = false;
+	int r = sfile_replace(path, b.buf, b.len, &tmp_bad);
+	if (r < 0 && r != metrics_err)
+		log_warning("metrics_file %s%s: %s; not updated until this clears", path,
+			    tmp_bad ? ".tmp" : "", sfile_strerror(r));
+	else if (r == 0 && metrics_err != 0)
+		log_info("metrics_file %s: written again", path);
+	metrics_err = r;
 out:
-	free(tmp);
 	cgoom_strbuf_free(&b);
 }
 
@@ -316,4 +324,10 @@ int hook_run(struct daemon *dm, const char *json, size_t len)
 				    WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
 	return status;
+}
+
+void domain_field(struct cgoom_strbuf *b, const struct domain *d)
+{
+	cgoom_strbuf_printf(b, "\"domain\": ");
+	cgoom_strbuf_json_string(b, d->path);
 }

@@ -1,23 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `cgoom run`: one epoll loop over
+ * `cgoom run`: one epoll loop, the only caller of actions (STYLE 13). It
+ * waits on
  *   - a signalfd (SIGHUP reload, SIGTERM/SIGINT clean exit),
- *   - a timerfd polling /proc/meminfo and every domain's counters at the
- *     adaptive interval of cgoom_system_interval_us() and
- *     cgoom_cgroup_interval_us() (100 ms near a threshold .. 1 s idle),
- *     rescanning the cgroup tree every RESCAN_US,
- *   - a second timerfd for deadlines (SIGKILL after term_grace, give up
- *     waiting after kill_wait),
+ *   - a timerfd for sampling: each domain has its own next sample time
+ *     (detect.c: about headroom / measured growth, 1 ms floor, earlyoom's
+ *     100 ms .. 1 s when nothing grows), plus rescans and metrics,
+ *   - a second timerfd for kill deadlines (term_grace, kill_wait),
  *   - PSI triggers (EPOLLPRI) on /proc/pressure/memory and each domain's
- *     memory.pressure, memory.events of each domain (EPOLLPRI on change),
+ *     memory.pressure ("full" to fire, "some" to sample early), and
+ *     memory.events of each domain (EPOLLPRI on change),
  *   - the pidfds of victims still dying.
- *
- * Allocation on the kill path: checking a trigger allocates nothing (kept
- * fds re-read into dm->buf), but acting on one does: the fresh snapshot
- * (cgoom_snapshot_read) and the decision grow heap buffers, and the
- * explanation is rendered into a strbuf. mlockall(MCL_FUTURE) keeps what
- * was allocated resident; new allocations under pressure can still stall
- * in reclaim. The kill syscalls themselves need no memory.
+ * A detector (detect.c) turns one sample into a struct trigger_event; the
+ * loop hands it to handle(), which applies guard bands, keeps standby
+ * decisions and acts (act.c).
  *
  * CGOOM_RUN_ONCE=1 (for tests): discover the domains, evaluate every
  * trigger once against the counters as they stand (memory.events counts
@@ -41,10 +37,10 @@
 #include "daemon-internal.h"
 #include "daemon.h"
 #include "log.h"
+#include "safe-file.h"
 
 #define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
-#define NO_VICTIM_COOLDOWN_US 1000000ULL
 
 uint64_t daemon_now_us(void)
 {
@@ -59,14 +55,19 @@ uint64_t daemon_now_us(void)
  * Errors are logged as "FILE:LINE: msg". */
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
-	FILE *f = fopen(path, "re");
+	/* a FIFO, a directory or a huge file put there is refused, never
+	 * waited on or read in part (issue 15) */
+	int fd = -1;
+	int e = -sfile_open_read(path, 1u << 20, &fd);
+	FILE *f = e ? NULL : fdopen(fd, "re");
 	if (!f) {
-		if (errno == ENOENT && !given) {
+		if (!e)
+			e = errno, close(fd);
+		if (e == ENOENT && !given) {
 			cgoom_config_init(ret);
 			return 0;
 		}
-		int e = errno;
-		log_error("%s: %s", path, strerror(e));
+		log_error("%s: %s", path, sfile_strerror(-e));
 		return -e;
 	}
 	struct cgoom_strbuf b = { 0 };
@@ -95,22 +96,14 @@ static int config_load(const char *path, bool given, struct cgoom_config *ret)
 
 /* ---- timers ---- */
 
-static void arm(int fd, uint64_t us, bool absolute)
+static void arm_at(int fd, uint64_t abs_us)
 {
 	struct itimerspec it = { 0 };
-	if (us == 0 && absolute)
-		us = 1; /* 0 would disarm */
-	it.it_value.tv_sec = (time_t)(us / 1000000);
-	it.it_value.tv_nsec = (long)(us % 1000000) * 1000;
-	if (!absolute && us == 0)
-		it.it_value.tv_nsec = 1;
-	timerfd_settime(fd, absolute ? TFD_TIMER_ABSTIME : 0, &it, NULL);
-}
-
-static void disarm(int fd)
-{
-	struct itimerspec it = { 0 };
-	timerfd_settime(fd, 0, &it, NULL);
+	if (abs_us == 0)
+		abs_us = 1; /* 0 would disarm */
+	it.it_value.tv_sec = (time_t)(abs_us / 1000000);
+	it.it_value.tv_nsec = (long)(abs_us % 1000000) * 1000;
+	timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL);
 }
 
 static void drain(int fd)
@@ -120,400 +113,78 @@ static void drain(int fd)
 		;
 }
 
-static void arm_deadline(struct daemon *dm)
+/* The sampling timer fires at the earliest due domain, rescan or metrics. */
+static void arm_sampling(struct daemon *dm)
 {
-	uint64_t next = UINT64_MAX;
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		const struct kill_state *k = &dm->domains[i]->kill;
-		if (!k->active)
-			continue;
-		if (k->term_phase && k->grace_until_us < next)
-			next = k->grace_until_us;
-		if (k->wait_until_us < next)
-			next = k->wait_until_us;
-	}
-	if (next == UINT64_MAX)
-		disarm(dm->deadlinefd);
-	else
-		arm(dm->deadlinefd, next, true);
-}
-
-static bool any_kill_active(const struct daemon *dm)
-{
+	uint64_t next = dm->next_rescan_us < dm->next_metrics_us ? dm->next_rescan_us
+								  : dm->next_metrics_us;
 	for (size_t i = 0; i < dm->n_domains; i++)
-		if (dm->domains[i]->kill.active)
-			return true;
-	return false;
+		if (!dm->domains[i]->dead && dm->domains[i]->next_due_us < next)
+			next = dm->domains[i]->next_due_us;
+	arm_at(dm->timerfd, next);
 }
 
-/* ---- logging helpers ---- */
+/* ---- acting on what a detector saw ---- */
 
-static void log_lines(enum cgoom_log_level level, const struct cgoom_strbuf *b)
+/* Bytes grown in us microseconds at rate bytes/s, saturating. */
+static uint64_t grown(uint64_t rate, uint64_t us)
 {
-	const char *p = b->buf ? b->buf : "";
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		int n = nl ? (int)(nl - p) : (int)strlen(p);
-		cgoom_log(level, "  %.*s", n, p);
-		p += n + (nl ? 1 : 0);
-	}
+	uint64_t whole = rate / 1000000, part = rate % 1000000;
+	if (whole && us > UINT64_MAX / whole)
+		return UINT64_MAX;
+	return whole * us + part * us / 1000000;
 }
 
-static void pids_json(struct cgoom_strbuf *b, const struct cgoom_kill_result *res, bool signalled)
+static void handle(struct daemon *dm, const struct trigger_event *ev)
 {
-	cgoom_strbuf_append(b, "[", 1);
-	bool first = true;
-	for (size_t i = 0; i < res->n_targets; i++) {
-		if (signalled && !res->targets[i].signalled)
-			continue;
-		cgoom_strbuf_printf(b, "%s%d", first ? "" : ", ", res->targets[i].pid);
-		first = false;
-	}
-	cgoom_strbuf_append(b, "]", 1);
-}
-
-static void domain_field(struct cgoom_strbuf *b, const struct domain *d)
-{
-	cgoom_strbuf_printf(b, "\"domain\": ");
-	cgoom_strbuf_json_string(b, d->path);
-}
-
-/* ---- the kill path ---- */
-
-static void kill_clear(struct daemon *dm, struct domain *d)
-{
-	struct kill_state *k = &d->kill;
-	for (size_t i = 0; i < k->res.n_targets; i++)
-		if (k->res.targets[i].pidfd >= 0)
-			epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->res.targets[i].pidfd, NULL);
-	cgoom_kill_result_free(&k->res);
-	free(k->watches);
-	free(k->exited);
-	free(k->scope_path);
-	memset(k, 0, sizeof(*k));
-}
-
-static void set_inflight(struct daemon *dm)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		const struct kill_state *k = &dm->domains[i]->kill;
-		for (size_t t = 0; k->active && t < k->res.n_targets; t++) {
-			if (k->exited[t])
-				continue;
-			if (n == dm->cap_inflight) {
-				size_t cap = dm->cap_inflight ? dm->cap_inflight * 2 : 64;
-				int *p = realloc(dm->inflight, cap * sizeof(*p));
-				if (!p)
-					break;
-				dm->inflight = p;
-				dm->cap_inflight = cap;
-			}
-			dm->inflight[n++] = k->res.targets[t].pid;
-		}
-	}
-	dm->snap.inflight = dm->inflight;
-	dm->snap.n_inflight = n;
-}
-
-/* The trigger again, with numbers read after the snapshot. */
-static bool recheck(struct daemon *dm, struct domain *d, enum cgoom_trigger kind,
-		    const struct cgoom_psi_sample *psi0)
-{
-	if (d->system) {
-		struct cgoom_meminfo mi;
-		if (system_meminfo(dm, &mi) == 0 &&
-		    cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, NULL))
-			return true;
-		if (kind != CGOOM_TRIGGER_PSI)
-			return false;
-		struct cgoom_psi_sample s;
-		/* still stalling: full total grew since the trigger was seen */
-		return psi0->valid && domain_psi_read(dm, d, daemon_now_us(), &s) == 0 &&
-		       s.total_us > psi0->total_us;
-	}
-	if (d->dead || domain_sample(dm, d) < 0)
-		return false;
-	return cgoom_cgroup_at_limit(&d->sample, &d->params);
-}
-
-static void kill_start(struct daemon *dm, struct domain *d, uint64_t t0)
-{
-	struct kill_state *k = &d->kill;
-	int sig = dm->cfg.term_grace_us > 0 ? SIGTERM : SIGKILL;
-	int r = cgoom_kill(&dm->roots, &dm->snap, &dm->dec, sig, &k->res);
-	uint64_t t1 = daemon_now_us();
-	if (r < 0 || k->res.n_signalled == 0) {
-		if (r < 0)
-			log_error("%s: kill failed: %s", d->path, strerror(-r));
-		else
-			log_warning("%s: nothing signalled (victims vanished or became protected)",
-				    d->path);
-		kill_clear(dm, d);
-		d->cooldown_until_us = t1 + NO_VICTIM_COOLDOWN_US;
+	struct domain *d = ev->d;
+	if (ev->kernel_kills)
+		act_kernel_oom(dm, d, ev->kernel_kills);
+	if (ev->gone) {
+		log_info("%s: cgroup removed", d->path);
+		domain_close(dm, d);
 		return;
 	}
-	size_t n = k->res.n_targets;
-	k->watches = calloc(n, sizeof(*k->watches));
-	k->exited = calloc(n, sizeof(*k->exited));
-	if (!k->watches || !k->exited) {
-		log_error("%s: out of memory tracking victims", d->path);
-		kill_clear(dm, d);
+	if (ev->max_changed)
+		guard_apply(dm, d); /* writes memory.high: the actor's job */
+	d->next_due_us = ev->t0 + ev->next_us;
+	if (ev->kind != CGOOM_TRIGGER_NONE) {
+		daemon_act(dm, ev);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct cgoom_kill_target *t = &k->res.targets[i];
-		k->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &k->watches[i] };
-		if (!t->signalled || t->pidfd < 0 ||
-		    epoll_ctl(dm->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) < 0) {
-			k->exited[i] = true;
-			continue;
-		}
-		k->n_alive++;
+	if (dm->dry_run || !dm->live || kl_active(&d->kill.lc))
+		return;
+	if (!ev->approach) {
+		standby_drop(d);
+		return;
 	}
-	k->active = true;
-	k->policy = dm->dec.policy;
-	k->cgroup_kill = dm->dec.use_cgroup_kill;
-	if (dm->dec.scope >= 0)
-		k->scope_path = strdup(dm->snap.cgroups[dm->dec.scope].path);
-	k->term_phase = sig == SIGTERM;
-	k->trigger_us = t0;
-	k->signal_us = t1;
-	k->grace_until_us = t1 + dm->cfg.term_grace_us;
-	k->wait_until_us = t1 + dm->cfg.term_grace_us + dm->cfg.kill_wait_us;
-
-	const char *method = k->res.used_cgroup_kill ? "cgroup.kill" : "pidfd";
-	uint64_t reaction = t1 - t0;
-	struct cgoom_strbuf pl = { 0 };
-	pids_json(&pl, &k->res, true);
-	log_notice("%s: sent %s to %d process%s %s via %s, %llu.%03llu ms after the trigger",
-		   d->path, sig == SIGKILL ? "SIGKILL" : "SIGTERM", k->res.n_signalled,
-		   k->res.n_signalled == 1 ? "" : "es", pl.buf ? pl.buf : "[]", method,
-		   (unsigned long long)(reaction / 1000), (unsigned long long)(reaction % 1000));
-	struct cgoom_strbuf f = { 0 };
-	domain_field(&f, d);
-	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"method\": \"%s\", \"signal\": \"%s\", "
-				"\"policy\": \"%s\", \"reaction_ms\": %llu.%03llu",
-			    pl.buf ? pl.buf : "[]", method, sig == SIGKILL ? "SIGKILL" : "SIGTERM",
-			    cgoom_policy_name(k->policy), (unsigned long long)(reaction / 1000),
-			    (unsigned long long)(reaction % 1000));
-	event_emit(dm, "kill", &f);
-	cgoom_strbuf_free(&f);
-	cgoom_strbuf_free(&pl);
-	metrics_kill(dm, d->path, k->policy, reaction);
-	metrics_write(dm);
-	if (k->n_alive == 0) /* all gone already (their pidfds could not be watched) */
-		k->wait_until_us = t1;
-	arm_deadline(dm);
+	log_debug("%s: approach: level %llu, headroom %llu, rate %llu B/s, next sample in %llu us",
+		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
+		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
+	/* near the line: keep the decision ready */
+	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
+	if (v == SB_USE)
+		return;
+	/* a merely stale one whose victim still provably leads is left alone
+	 * when the line could come within four preparations' time: the loop
+	 * samples nothing while it prepares; one whose victim no longer leads
+	 * is remade now, better than at the crossing */
+	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
+	    standby_rank_ok(dm, d->standby))
+		return;
+	standby_prepare(dm, d, daemon_now_us(), ev->level);
 }
 
-/* Frees the kill path's snapshot and its lazy reader. */
-static void snap_drop(struct daemon *dm)
+static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
 {
-	if (dm->have_snap)
-		cgoom_snapshot_free(&dm->snap);
-	cgoom_reader_free(dm->rd);
-	dm->rd = NULL;
-	dm->have_snap = false;
-}
-
-void daemon_act(struct daemon *dm, struct domain *d, enum cgoom_trigger kind, uint64_t t0,
-		const char *why, const struct cgoom_strbuf *fields,
-		const struct cgoom_psi_sample *psi0)
-{
-	if (d->kill.active || t0 < d->cooldown_until_us)
+	struct trigger_event ev;
+	if (d->dead)
 		return;
-	metrics_trigger(dm, d->path, kind);
-	log_notice("%s: trigger %s: %s", d->path, cgoom_trigger_name(kind), why);
-	struct cgoom_strbuf f = { 0 };
-	domain_field(&f, d);
-	cgoom_strbuf_printf(&f, ", \"kind\": \"%s\", \"why\": ", cgoom_trigger_name(kind));
-	cgoom_strbuf_json_string(&f, why);
-	if (fields && fields->len) {
-		cgoom_strbuf_append(&f, ", ", 2);
-		cgoom_strbuf_append(&f, fields->buf, fields->len);
-	}
-	event_emit(dm, "trigger", &f);
-	cgoom_strbuf_free(&f);
-
-	snap_drop(dm);
-	/* branch and bound: cgroups that cannot win are not read whole */
-	int r = cgoom_snapshot_read_lazy(&dm->roots, &dm->snap, &dm->rd);
-	if (r < 0) {
-		log_error("%s: reading the snapshot: %s", d->path, strerror(-r));
-		return;
-	}
-	dm->have_snap = true;
-	r = cgoom_settings_resolve(&dm->snap, &dm->cfg);
-	int idx = r < 0 ? r : cgoom_snapshot_find(&dm->snap, d->path);
-	if (idx < 0) {
-		log_warning("%s: not in the fresh snapshot (%s)", d->path, strerror(-idx));
-		return;
-	}
-	set_inflight(dm);
-	r = cgoom_select_lazy(dm->rd, &dm->snap, idx, &dm->dec);
-	if (r < 0) {
-		log_error("%s: selecting: %s", d->path, strerror(-r));
-		return;
-	}
-	if (!recheck(dm, d, kind, psi0)) {
-		log_notice("%s: trigger %s cleared before acting; nothing done", d->path,
-			   cgoom_trigger_name(kind));
-		struct cgoom_strbuf c = { 0 };
-		domain_field(&c, d);
-		cgoom_strbuf_printf(&c, ", \"kind\": \"%s\"", cgoom_trigger_name(kind));
-		event_emit(dm, "trigger_cleared", &c);
-		cgoom_strbuf_free(&c);
-		return;
-	}
-	/* Kill first, explain after: rendering and logging the ranking costs
-	 * milliseconds the victim's memory should not have to wait for. Only
-	 * a pre_kill_hook needs the decision before the signal. */
-	struct cgoom_strbuf text = { 0 }, json = { 0 };
-	bool kill_now = !dm->dec.inflight && dm->dec.has_victim && !dm->dry_run;
-	if (kill_now) {
-		if (dm->cfg.pre_kill_hook) {
-			cgoom_explain_json(&json, &dm->snap, &dm->dec);
-			if (!json.failed)
-				hook_run(dm, json.buf ? json.buf : "{}", json.len);
-		}
-		kill_start(dm, d, t0);
-	}
-	cgoom_explain_text(&text, &dm->snap, &dm->dec);
-	if (!json.buf)
-		cgoom_explain_json(&json, &dm->snap, &dm->dec);
-	log_notice("%s: decision (policy %s):", d->path, cgoom_policy_name(dm->dec.policy));
-	log_lines(CGOOM_LOG_NOTICE, &text);
-	struct cgoom_strbuf e = { 0 };
-	domain_field(&e, d);
-	cgoom_strbuf_printf(&e, ", \"decision\": ");
-	if (json.buf)
-		cgoom_strbuf_append(&e, json.buf, json.len);
-	event_emit(dm, "decision", &e);
-	cgoom_strbuf_free(&e);
-
-	if (dm->dec.inflight) {
-		log_notice("%s: waiting for PID %d, killed earlier, to exit", d->path,
-			   dm->dec.inflight_pid);
-	} else if (!dm->dec.has_victim) {
-		log_warning("%s: no victim: %s", d->path, dm->dec.reason);
-		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US;
-	} else if (dm->dry_run) {
-		struct cgoom_strbuf p = { 0 };
-		cgoom_strbuf_append(&p, "[", 1);
-		for (size_t i = 0; i < dm->dec.n_pids; i++)
-			cgoom_strbuf_printf(&p, "%s%d", i ? ", " : "", dm->dec.pids[i]);
-		cgoom_strbuf_append(&p, "]", 1);
-		log_notice("%s: dry run: would kill %s via %s", d->path, p.buf,
-			   dm->dec.use_cgroup_kill ? "cgroup.kill" : "pidfd");
-		struct cgoom_strbuf g = { 0 };
-		domain_field(&g, d);
-		cgoom_strbuf_printf(&g, ", \"pids\": %s, \"method\": \"%s\"", p.buf ? p.buf : "[]",
-				    dm->dec.use_cgroup_kill ? "cgroup.kill" : "pidfd");
-		event_emit(dm, "dry_run", &g);
-		cgoom_strbuf_free(&g);
-		cgoom_strbuf_free(&p);
-		d->cooldown_until_us = daemon_now_us() + dm->cfg.kill_wait_us;
-	}
-	cgoom_strbuf_free(&text);
-	cgoom_strbuf_free(&json);
-	snap_drop(dm);
-	metrics_write(dm);
-}
-
-static void kill_done(struct daemon *dm, struct domain *d, uint64_t now)
-{
-	struct kill_state *k = &d->kill;
-	uint64_t ms = (now - k->signal_us) / 1000;
-	struct cgoom_strbuf pl = { 0 };
-	pids_json(&pl, &k->res, true);
-	log_notice("%s: victim%s %s exited %llu ms after the signal", d->path,
-		   k->res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
-		   (unsigned long long)ms);
-	struct cgoom_strbuf f = { 0 };
-	domain_field(&f, d);
-	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"exit_ms\": %llu", pl.buf ? pl.buf : "[]",
-			    (unsigned long long)ms);
-	event_emit(dm, "victim_exit", &f);
-	cgoom_strbuf_free(&f);
-	cgoom_strbuf_free(&pl);
-	kill_clear(dm, d);
-	/* what rose while the victim died is spent */
-	if (!d->system && !d->dead && domain_sample(dm, d) == 0)
-		cgoom_cgroup_baseline(&d->trig, &d->sample);
-	arm_deadline(dm);
-	metrics_write(dm);
-}
-
-static void on_pidfd(struct daemon *dm, struct watch *w, uint64_t now)
-{
-	struct kill_state *k = &w->d->kill;
-	if (!k->active || w->target >= k->res.n_targets || k->exited[w->target])
-		return;
-	k->exited[w->target] = true;
-	epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->res.targets[w->target].pidfd, NULL);
-	if (--k->n_alive == 0)
-		kill_done(dm, w->d, now);
-}
-
-static void escalate(struct daemon *dm, struct domain *d)
-{
-	struct kill_state *k = &d->kill;
-	k->term_phase = false;
-	int n = 0;
-	const char *method = "pidfd";
-	if (k->cgroup_kill && k->scope_path &&
-	    cgoom_cgroup_kill_write(dm->roots.cgroup_fd, k->scope_path) == 0) {
-		method = "cgroup.kill";
-		n = (int)k->n_alive;
-	} else {
-		for (size_t i = 0; i < k->res.n_targets; i++) {
-			int fd = k->res.targets[i].pidfd;
-			if (k->exited[i] || fd < 0)
-				continue;
-			if (cgoom_pidfd_send_signal(fd, SIGKILL) == 0) {
-				cgoom_process_mrelease(fd);
-				n++;
-			}
-		}
-	}
-	log_notice("%s: term_grace over: SIGKILL to %d process%s still alive, via %s", d->path, n,
-		   n == 1 ? "" : "es", method);
-	struct cgoom_strbuf f = { 0 };
-	domain_field(&f, d);
-	cgoom_strbuf_printf(&f, ", \"signal\": \"SIGKILL\", \"method\": \"%s\", \"n\": %d, "
-				"\"after_term_ms\": %llu",
-			    method, n, (unsigned long long)((daemon_now_us() - k->signal_us) / 1000));
-	event_emit(dm, "kill_escalate", &f);
-	cgoom_strbuf_free(&f);
-}
-
-static void on_deadline(struct daemon *dm, uint64_t now)
-{
-	drain(dm->deadlinefd);
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		struct domain *d = dm->domains[i];
-		struct kill_state *k = &d->kill;
-		if (!k->active)
-			continue;
-		if (k->term_phase && now >= k->grace_until_us)
-			escalate(dm, d);
-		if (now >= k->wait_until_us) {
-			if (k->n_alive > 0) {
-				log_warning("%s: %zu victim%s still alive %llu ms after the signal; "
-					    "moving on", d->path, k->n_alive, k->n_alive == 1 ? "" : "s",
-					    (unsigned long long)((now - k->signal_us) / 1000));
-				struct cgoom_strbuf f = { 0 };
-				domain_field(&f, d);
-				cgoom_strbuf_printf(&f, ", \"alive\": %zu", k->n_alive);
-				event_emit(dm, "kill_timeout", &f);
-				cgoom_strbuf_free(&f);
-			}
-			kill_clear(dm, d);
-		}
-	}
-	arm_deadline(dm);
+	if (d->system)
+		detect_system(dm, now, psi_fired, &ev);
+	else
+		detect_cgroup(dm, d, now, psi_fired, &ev);
+	handle(dm, &ev);
 }
 
 static void on_timer(struct daemon *dm, uint64_t now)
@@ -523,17 +194,13 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		domains_rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;
 	}
-	uint64_t next = check_system(dm, now, false);
-	for (size_t i = 1; i < dm->n_domains; i++) {
-		uint64_t t = check_cgroup(dm, dm->domains[i], now, false);
-		if (t < next)
-			next = t;
-	}
+	for (size_t i = 0; i < dm->n_domains; i++)
+		if (dm->domains[i]->next_due_us <= now)
+			sample(dm, dm->domains[i], now, false);
 	if (now >= dm->next_metrics_us) {
 		metrics_write(dm);
 		dm->next_metrics_us = now + METRICS_US;
 	}
-	arm(dm->timerfd, next, false);
 }
 
 /* ---- signals and reload ---- */
@@ -541,7 +208,7 @@ static void on_timer(struct daemon *dm, uint64_t now)
 static void reload(struct daemon *dm)
 {
 	struct cgoom_config n;
-	int r = config_load(dm->config_path, dm->o->config_given, &n);
+	int r = config_load(dm->config_path, dm->o.config_given, &n);
 	struct cgoom_strbuf f = { 0 };
 	cgoom_strbuf_printf(&f, "\"config\": ");
 	cgoom_strbuf_json_string(&f, dm->config_path);
@@ -639,26 +306,24 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		on_timer(dm, now);
 		break;
 	case W_DEADLINE:
-		on_deadline(dm, now);
+		drain(dm->deadlinefd);
+		act_deadline(dm, now);
 		break;
 	case W_EVENTS:
-		if (!w->d->dead)
-			check_cgroup(dm, w->d, now, false);
+	case W_PSI_SOME:
+		sample(dm, w->d, now, false);
 		break;
 	case W_PSI:
 		if (w->d->dead)
 			break;
 		if (ev->events & EPOLLERR) { /* the cgroup went away */
-			domain_kill_fds(dm, w->d);
+			domain_close(dm, w->d);
 			break;
 		}
-		if (w->d->system)
-			check_system(dm, now, true);
-		else
-			check_cgroup(dm, w->d, now, true);
+		sample(dm, w->d, now, true);
 		break;
 	case W_PIDFD:
-		on_pidfd(dm, w, now);
+		act_pidfd(dm, w, now);
 		break;
 	}
 }
@@ -666,8 +331,6 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 static void daemon_free(struct daemon *dm)
 {
 	domains_free(dm); /* restores memory.high */
-	snap_drop(dm);
-	cgoom_decision_free(&dm->dec);
 	free(dm->inflight);
 	metrics_free(dm);
 	events_close(dm);
@@ -680,37 +343,40 @@ static void daemon_free(struct daemon *dm)
 	free(dm);
 }
 
-int cgoom_daemon_run(const struct cli_opts *o)
+int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
 	if (!dm) {
 		log_error("out of memory");
-		return EXIT_RUNTIME;
+		return CGOOM_DAEMON_EXIT_RUNTIME;
 	}
-	dm->o = o;
+	dm->o = *o;
 	dm->epfd = dm->sigfd = dm->timerfd = dm->deadlinefd = -1;
 	dm->event_fd = dm->meminfo_fd = dm->vmstat_fd = -1;
 	dm->roots.cgroup_fd = dm->roots.proc_fd = -1;
 	dm->config_path = o->config ? o->config : "/etc/cgoom.conf";
 	dm->dry_run = o->dry_run;
 	const char *once = getenv("CGOOM_RUN_ONCE");
+	const char *debug = getenv("CGOOM_DEBUG");
+	if (debug && strcmp(debug, "1") == 0)
+		cgoom_log_set_max_level(CGOOM_LOG_DEBUG);
 	dm->once = once && strcmp(once, "1") == 0;
-	cgoom_decision_init(&dm->dec);
 	cgoom_config_init(&dm->cfg);
-	int rc = EXIT_RUNTIME;
+	int rc = CGOOM_DAEMON_EXIT_RUNTIME;
 
 	struct cgoom_config cfg;
 	if (config_load(dm->config_path, o->config_given, &cfg) < 0) {
-		rc = EXIT_USAGE;
+		rc = CGOOM_DAEMON_EXIT_USAGE;
 		goto out;
 	}
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = cfg;
 	char err[512] = "";
-	int r = cgoom_roots_open(o->cgroup_root, o->proc_root, &dm->roots, err, sizeof(err));
+	int r = cgoom_roots_open(o->cgroup_root ? o->cgroup_root : "/sys/fs/cgroup",
+				 o->proc_root ? o->proc_root : "/proc", &dm->roots, err, sizeof(err));
 	if (r < 0) {
 		log_error("%s", err[0] ? err : strerror(-r));
-		rc = EXIT_USAGE;
+		rc = CGOOM_DAEMON_EXIT_USAGE;
 		goto out;
 	}
 	dm->live = cgoom_roots_are_live(&dm->roots);
@@ -718,10 +384,11 @@ int cgoom_daemon_run(const struct cli_opts *o)
 		log_error("refusing to run: %s is not a cgroup2 mount or %s is not procfs "
 			  "(use --dry-run on a fixture tree)",
 			  dm->roots.cgroup_path, dm->roots.proc_path);
-		rc = EXIT_USAGE;
+		rc = CGOOM_DAEMON_EXIT_USAGE;
 		goto out;
 	}
 	self_protect(dm);
+	sysd_warn_oomd(dm);
 	r = setup_fds(dm);
 	if (r < 0) {
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
@@ -753,13 +420,12 @@ int cgoom_daemon_run(const struct cli_opts *o)
 	metrics_write(dm);
 
 	if (dm->once) {
-		check_system(dm, now, false);
-		for (size_t i = 1; i < dm->n_domains; i++)
-			check_cgroup(dm, dm->domains[i], now, false);
+		for (size_t i = 0; i < dm->n_domains; i++)
+			sample(dm, dm->domains[i], now, false);
 	} else {
-		arm(dm->timerfd, 0, false);
+		arm_sampling(dm);
 	}
-	while (!dm->quit && !(dm->once && !any_kill_active(dm))) {
+	while (!dm->quit && !(dm->once && !act_any_kill_active(dm))) {
 		struct epoll_event evs[64];
 		int n = epoll_wait(dm->epfd, evs, 64, -1);
 		if (n < 0) {
@@ -772,8 +438,10 @@ int cgoom_daemon_run(const struct cli_opts *o)
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		domains_reap(dm);
+		if (!dm->once)
+			arm_sampling(dm);
 	}
-	rc = EXIT_OK;
+	rc = CGOOM_DAEMON_EXIT_OK;
 	struct cgoom_strbuf s = { 0 };
 	cgoom_strbuf_printf(&s, "\"reason\": \"%s\"", dm->quit ? "signal" : "once");
 	event_emit(dm, "stop", &s);

@@ -237,3 +237,135 @@ int cgoom_path_normalize(const char *in, char *ret, size_t cap)
 	}
 }
 
+
+/* ---- patterns -------------------------------------------------------- */
+
+/* One component: '*' matches any run of bytes (also none). The classic
+ * iterative matcher: on a mismatch, let the last '*' eat one more byte;
+ * linear in practice, O(pn * sn) at worst. */
+static bool component_match(const char *p, size_t pn, const char *s, size_t sn)
+{
+	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+
+	while (si < sn) {
+		if (pi < pn && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (pi < pn && p[pi] == s[si]) {
+			pi++;
+			si++;
+		} else if (star != SIZE_MAX) {
+			pi = star + 1;
+			si = ++mark;
+		} else
+			return false;
+	}
+	while (pi < pn && p[pi] == '*')
+		pi++;
+	return pi == pn;
+}
+
+bool cgoom_path_match(const char *pattern, const char *path)
+{
+	if (!pattern || !path)
+		return false;
+	if (!strchr(pattern, '*'))
+		return strcmp(pattern, path) == 0;
+	const char *p = pattern, *s = path;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		while (*s == '/')
+			s++;
+		if (!*p || !*s)
+			return !*p && !*s; /* as many components */
+		size_t pn = strcspn(p, "/"), sn = strcspn(s, "/");
+		if (!component_match(p, pn, s, sn))
+			return false;
+		p += pn;
+		s += sn;
+	}
+}
+
+bool cgoom_conf_has(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k)
+{
+	switch (k) {
+	case CGOOM_CONF_POLICY:
+		return g->has_policy;
+	case CGOOM_CONF_PREF:
+		return g->has_pref;
+	case CGOOM_CONF_BIAS:
+		return g->has_bias;
+	case CGOOM_CONF_DELEGATE:
+		return g->has_delegate;
+	case CGOOM_CONF_MARGIN:
+		return g->has_margin;
+	case CGOOM_CONF_GUARD_BAND:
+		return g->has_guard_band;
+	case CGOOM_CONF_KEY_MAX:
+		break;
+	}
+	return false;
+}
+
+int cgoom_conf_line(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k)
+{
+	if (!cgoom_conf_has(g, k))
+		return 0;
+	switch (k) {
+	case CGOOM_CONF_POLICY:
+		return g->policy_line;
+	case CGOOM_CONF_PREF:
+		return g->pref_line;
+	case CGOOM_CONF_BIAS:
+		return g->bias_line;
+	case CGOOM_CONF_DELEGATE:
+		return g->delegate_line;
+	case CGOOM_CONF_MARGIN:
+		return g->margin_line;
+	case CGOOM_CONF_GUARD_BAND:
+		return g->guard_band_line;
+	case CGOOM_CONF_KEY_MAX:
+		break;
+	}
+	return 0;
+}
+
+/* Whether a is more specific than b (SPEC 7 as documented in config.h);
+ * sections are in file order, so an earlier one wins a full tie. */
+static bool more_specific(const struct cgoom_cgroup_conf *a, const struct cgoom_cgroup_conf *b)
+{
+	if (a->n_literal != b->n_literal)
+		return a->n_literal > b->n_literal;
+	if (a->n_stars != b->n_stars)
+		return a->n_stars < b->n_stars;
+	return a < b;
+}
+
+void cgoom_config_match(const struct cgoom_config *c, const char *path, struct cgoom_conf_match *ret)
+{
+	*ret = (struct cgoom_conf_match){ 0 };
+	if (!c || !path)
+		return;
+	for (size_t i = 0; i < c->n_cgroups; i++) {
+		const struct cgoom_cgroup_conf *g = &c->cgroups[i];
+		if (!cgoom_path_match(g->path, path))
+			continue;
+		for (int k = 0; k < CGOOM_CONF_KEY_MAX; k++) {
+			const struct cgoom_cgroup_conf **best = &ret->by_key[k];
+			if (cgoom_conf_has(g, (enum cgoom_conf_key)k) && (!*best || more_specific(g, *best)))
+				*best = g;
+		}
+	}
+}
+
+const struct cgoom_cgroup_conf *cgoom_config_lookup(const struct cgoom_config *c, const char *path,
+						    enum cgoom_conf_key key)
+{
+	struct cgoom_conf_match m;
+
+	if ((unsigned)key >= CGOOM_CONF_KEY_MAX)
+		return NULL;
+	cgoom_config_match(c, path, &m);
+	return m.by_key[key];
+}

@@ -196,6 +196,10 @@ static int enter_cgroup(struct parser *p, const char *raw)
 	case PATH_TOO_LONG:
 		return fail(p, "cgroup path is too long");
 	}
+	if (strstr(p->path, "**"))
+		return fail(p, "cgroup path '%s': '**' is not supported (a '*' matches within one "
+			       "path component, never across '/')",
+			    show(&sh, raw));
 
 	p->sec = SEC_CGROUP;
 	for (size_t i = 0; i < c->n_cgroups; i++)
@@ -219,9 +223,14 @@ static int enter_cgroup(struct parser *p, const char *raw)
 	char *path = strdup(p->path);
 	if (!path)
 		return fail_nomem(p);
+	unsigned stars = 0;
+	for (const char *q = path; *q; q++)
+		stars += *q == '*';
 	c->cgroups[c->n_cgroups] = (struct cgoom_cgroup_conf){
 		.path = path,
 		.line = p->line,
+		.n_stars = stars,
+		.n_literal = strlen(path) - stars,
 		.policy = CGOOM_POLICY_NONE,
 		.pref = CGOOM_PREF_NONE,
 	};
@@ -424,14 +433,17 @@ static int set_cgroup_key(struct parser *p, enum cgroup_key k, const char *v)
 		if (config_parse_bool(v, &cg->delegate) < 0)
 			return fail(p, "delegate must be yes or no, got '%s'", show(&sh, v));
 		cg->has_delegate = true;
+		cg->delegate_line = p->line;
 		return 0;
 	case CK_MARGIN:
 		r = set_share(p, "margin", v, &cg->margin);
 		cg->has_margin = r == 0;
+		cg->margin_line = r == 0 ? p->line : 0;
 		return r;
 	case CK_GUARD_BAND:
 		r = set_guard_band(p, v, &cg->guard_band);
 		cg->has_guard_band = r == 0;
+		cg->guard_band_line = r == 0 ? p->line : 0;
 		return r;
 	case N_CK:
 		break;

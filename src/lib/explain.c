@@ -22,17 +22,31 @@ const char *cgoom_human_size(uint64_t b, char *buf, size_t cap)
 	return buf;
 }
 
+/* "config", and for a config value its section: config [cgroup "/users/user-*.slice"] line 7 */
+static void source_name(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			const struct cgoom_setting *st)
+{
+	cgoom_strbuf_printf(b, "%s", cgoom_source_name(st->source));
+	if (st->source != CGOOM_SRC_CONFIG || st->section < 1 || (size_t)st->section > s->n_sections)
+		return;
+	cgoom_strbuf_printf(b, " [cgroup \"");
+	cgoom_strbuf_escaped(b, s->sections[st->section - 1]);
+	cgoom_strbuf_printf(b, "\"] line %d", st->line);
+}
+
 void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s, int cgroup,
 			  const struct cgoom_setting *st)
 {
 	if (st->origin < 0 || st->source == CGOOM_SRC_DEFAULT)
 		cgoom_strbuf_printf(b, "default");
 	else if (st->origin == cgroup)
-		cgoom_strbuf_printf(b, "%s", cgoom_source_name(st->source));
+		source_name(b, s, st);
 	else {
 		cgoom_strbuf_printf(b, "inherited from ");
 		cgoom_strbuf_escaped(b, s->cgroups[st->origin].path);
-		cgoom_strbuf_printf(b, " (%s)", cgoom_source_name(st->source));
+		cgoom_strbuf_printf(b, " (");
+		source_name(b, s, st);
+		cgoom_strbuf_printf(b, ")");
 	}
 }
 
@@ -59,6 +73,19 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_printf(b, ", \"why\": ");
 		cgoom_strbuf_json_string(b, c->why);
 	}
+	/* where the entity's preference (and a cgroup's bias) came from */
+	const struct cgoom_cgroup *cg = &s->cgroups[c->cgroup];
+	struct cgoom_strbuf src = { 0 };
+	cgoom_setting_source(&src, s, c->cgroup, &cg->pref);
+	cgoom_strbuf_printf(b, ", \"preference_source\": ");
+	cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
+	if (c->kind != CGOOM_KIND_PROCESS) {
+		src.len = 0;
+		cgoom_setting_source(&src, s, c->cgroup, &cg->bias);
+		cgoom_strbuf_printf(b, ", \"bias_source\": ");
+		cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
+	}
+	cgoom_strbuf_free(&src);
 	cgoom_strbuf_printf(b, "}");
 }
 
@@ -190,6 +217,11 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_escaped(b, s->cgroups[d->victim_cgroup].path);
 		cgoom_strbuf_printf(b, ", process %d (", d->victim_pid);
 		cgoom_strbuf_escaped(b, p ? p->comm : "?");
+		const struct cgoom_cgroup *vc = &s->cgroups[d->candidates[d->victim].cgroup];
+		cgoom_strbuf_printf(b, ")\nsettings: preference %s (", cgoom_pref_name((enum cgoom_pref)vc->pref.value));
+		cgoom_setting_source(b, s, d->candidates[d->victim].cgroup, &vc->pref);
+		cgoom_strbuf_printf(b, "), bias %d (", vc->bias.value);
+		cgoom_setting_source(b, s, d->candidates[d->victim].cgroup, &vc->bias);
 		cgoom_strbuf_printf(b, ")\nkill: ");
 		if (d->scope >= 0) {
 			cgoom_strbuf_printf(b, "memory.oom.group scope ");

@@ -462,3 +462,36 @@ int cgoom_parse_pid_cgroup(const char *buf, size_t len, char *ret, size_t cap)
 	ret[path_len] = '\0';
 	return 0;
 }
+
+/*
+ * /proc/stat lists one "cpuN user nice ..." line per online CPU after
+ * the aggregate "cpu  ..." line (show_stat() walks for_each_online_cpu).
+ * Only the names are looked at; the counters are not needed.
+ */
+int cgoom_parse_cpu_count(const char *buf, size_t len, unsigned *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	const char *end = parse_end(buf, len), *pos = buf, *line;
+	size_t n;
+	unsigned cpus = 0;
+
+	while (parse_next_line(&pos, end, &line, &n)) {
+		if (n < 4 || memcmp(line, "cpu", 3) != 0)
+			continue;
+		size_t k = 3;
+		while (k < n && line[k] >= '0' && line[k] <= '9')
+			k++;
+		if (k == 3)
+			continue; /* the aggregate line */
+		if (k == n || (line[k] != ' ' && line[k] != '\t'))
+			return -EBADMSG;
+		if (cpus == UINT_MAX)
+			return -EBADMSG;
+		cpus++;
+	}
+	if (cpus == 0)
+		return -EBADMSG;
+	*ret = cpus;
+	return 0;
+}

@@ -127,6 +127,53 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T)
 	return sat_add_s(points, sat_mul_s(p->oom_score_adj, to_s64(T / 1000)));
 }
 
+/*
+ * Why memory.current + memory.swap.current alone is no upper bound of
+ * the memory.stat footprint, and what is.
+ *
+ * memory.current is the page counter, charged synchronously (and ahead:
+ * the per-CPU charge stock holds up to MEMCG_CHARGE_BATCH = 64 pages
+ * charged but unused), and every footprint item (anon, unreclaimable
+ * slab, kernel stacks, sockets) is charged to it. memory.stat, though,
+ * is rstat: updates sit in per-CPU deltas until a flush, and reading
+ * memory.stat flushes only when enough is pending. So the footprint it
+ * shows may lead (or lag) the truth, by at most:
+ *  - Linux 6.1 (mm/memcontrol.c memcg_rstat_updated): each CPU keeps up
+ *    to MEMCG_CHARGE_BATCH units in its stats_updates; above that it
+ *    adds x / MEMCG_CHARGE_BATCH (x < 2 * that quotient * BATCH) to the
+ *    global stats_flush_threshold, and mem_cgroup_flush_stats() flushes
+ *    once that exceeds num_online_cpus(). Unflushed: < BATCH * ncpus
+ *    per-CPU + 2 * BATCH * ncpus counted = 3 * BATCH * ncpus units.
+ *  - Linux 6.12: the same per memcg (vmstats->stats_updates, flushed
+ *    above BATCH * num_online_cpus(), exact sums): < 2 * BATCH * ncpus.
+ *  - A unit is a page for page-counted items and a byte (slab) or KiB
+ *    (kernel_stack, 6.1) for the others, so at most a page; slab bytes
+ *    also wait in the per-CPU object stock, under a page per CPU per
+ *    item (reclaimable, unreclaimable): 2 * ncpus more pages.
+ * 4 * BATCH pages per CPU covers both kernels with room: 1 MiB per CPU
+ * with 4 KiB pages. What it does not cover: a reader racing an ongoing
+ * flush (6.1 skips flushing then) and CPUs gone offline with deltas
+ * left, both rare and partly within that room. The CPU count is the
+ * online CPUs of /proc/stat (under --proc-root); without it nothing is
+ * bounded and every memory.stat is read. A footprint found above its
+ * bound all the same makes the lazy read read everything (reader-lazy.c).
+ */
+#define MEMCG_CHARGE_BATCH 64
+
+uint64_t cgoom_stat_slack(const struct cgoom_snapshot *s)
+{
+	if (s->n_cpus == 0)
+		return UINT64_MAX;
+	uint64_t pages = (uint64_t)4 * MEMCG_CHARGE_BATCH * s->n_cpus, r;
+	return __builtin_mul_overflow(pages, s->page_size, &r) ? UINT64_MAX : r;
+}
+
+uint64_t cgoom_memcg_bound(const struct cgoom_snapshot *s, int i)
+{
+	const struct cgoom_cgroup *c = &s->cgroups[i];
+	return sat_add(sat_add(c->current_ok ? c->current : 0, c->swap_current), cgoom_stat_slack(s));
+}
+
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback)
 {
 	const struct cgoom_cgroup *c = &s->cgroups[i];
@@ -134,7 +181,7 @@ uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_
 		/* not read yet: its bound (cgoom_candidate.bounded says so) */
 		if (ret_fallback)
 			*ret_fallback = false;
-		return sat_add(c->current, c->swap_current);
+		return cgoom_memcg_bound(s, i);
 	}
 	if (c->stat_ok) {
 		const struct cgoom_memstat *m = &c->stat;

@@ -1,25 +1,115 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Effective settings (SPEC 3 and 7). One pass in pre-order, so every
- * parent is resolved before its children: a cgroup's value is its own
- * explicit one by precedence, else its parent's (dynamic inheritance:
- * the nearest explicit ancestor decides).
+ * Effective settings (SPEC 3 and 7). Pre-order, so every parent is
+ * resolved before its children: a cgroup's value is its own explicit one
+ * by precedence, else its parent's (dynamic inheritance: the nearest
+ * explicit ancestor decides). Two passes: preference and bias first,
+ * then policy, because whether a delegatee's `tree` stands depends on
+ * the preferences and biases inside it.
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cgoom/select.h"
+
+struct resolver {
+	struct cgoom_snapshot *s;
+	const struct cgoom_config *cfg;
+	struct cgoom_conf_match *match; /* per cgroup */
+	int *section_of;                /* per config section: 1-based index into s->sections */
+};
 
 static struct cgoom_setting explicit_here(int value, enum cgoom_source src, int i)
 {
 	return (struct cgoom_setting){ .value = value, .source = src, .origin = i };
 }
 
-static int resolve_policy(struct cgoom_snapshot *s, int i, const struct cgoom_cgroup_conf *conf,
-			  const struct cgoom_setting *inherited)
+/* The snapshot's own copy of a section path, so explanations outlive a
+ * config reload. Returns its 1-based index, or -ENOMEM. */
+static int intern_section(struct resolver *rv, const struct cgoom_cgroup_conf *g)
 {
+	struct cgoom_snapshot *s = rv->s;
+	size_t k = (size_t)(g - rv->cfg->cgroups);
+
+	if (rv->section_of[k])
+		return rv->section_of[k];
+	char **n = realloc(s->sections, (s->n_sections + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->sections = n;
+	n[s->n_sections] = strdup(g->path);
+	if (!n[s->n_sections])
+		return -ENOMEM;
+	rv->section_of[k] = (int)++s->n_sections;
+	return rv->section_of[k];
+}
+
+/* ret = value set on cgroup i by the section deciding key k. */
+static int from_config(struct resolver *rv, int i, enum cgoom_conf_key k, int value,
+		       struct cgoom_setting *ret)
+{
+	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[k];
+	int sec = intern_section(rv, g);
+
+	if (sec < 0)
+		return sec;
+	*ret = explicit_here(value, CGOOM_SRC_CONFIG, i);
+	ret->section = sec;
+	ret->line = cgoom_conf_line(g, k);
+	return 0;
+}
+
+/* Sources a delegatee ranks below (SPEC 7 precedence). */
+static bool more_trusted_than_user(enum cgoom_source src)
+{
+	return src == CGOOM_SRC_TRUSTED_XATTR || src == CGOOM_SRC_CONFIG || src == CGOOM_SRC_SYSTEMD;
+}
+
+/* A setting of member y that originates strictly inside x's subtree
+ * from a source more trusted than the delegatee. */
+static bool trusted_inside(const struct cgoom_snapshot *s, const struct cgoom_setting *st, int x)
+{
+	return more_trusted_than_user(st->source) && st->origin >= 0 &&
+	       s->cgroups[st->origin].depth > s->cgroups[x].depth;
+}
+
+/* SPEC 7: a delegatee's tree on x may not hide a more trusted setting
+ * inside x that makes a member more killable than the tree entity would
+ * be: a higher tier, or in the same tier a higher bias. Returns such a
+ * memcg and which setting (*ret_bias), or -1. Needs preference and bias
+ * resolved for the whole subtree. */
+static int hidden_by_tree(const struct cgoom_snapshot *s, int x, bool *ret_bias)
+{
+	const struct cgoom_cgroup *cx = &s->cgroups[x];
+
+	for (size_t k = (size_t)s->prepos[x] + 1; k < s->n_cgroups; k++) {
+		int y = s->preorder[k];
+		const struct cgoom_cgroup *cy = &s->cgroups[y];
+		if (cy->depth <= cx->depth)
+			break; /* left x's subtree */
+		if (cy->memcg != y)
+			continue; /* not a memcg: never an entity */
+		if (cy->pref.value > cx->pref.value && trusted_inside(s, &cy->pref, x)) {
+			*ret_bias = false;
+			return y;
+		}
+		if (cy->pref.value == cx->pref.value && cy->bias.value > cx->bias.value &&
+		    trusted_inside(s, &cy->bias, x)) {
+			*ret_bias = true;
+			return y;
+		}
+	}
+	return -1;
+}
+
+static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting *inherited)
+{
+	struct cgoom_snapshot *s = rv->s;
 	struct cgoom_cgroup *c = &s->cgroups[i];
 	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_POLICY];
 	int r = 0;
 
 	c->policy = *inherited;
@@ -32,24 +122,44 @@ static int resolve_policy(struct cgoom_snapshot *s, int i, const struct cgoom_cg
 			return 0;
 		}
 	}
-	if (conf && conf->has_policy) {
-		/* the config parser already refuses tree on "/" */
-		c->policy = explicit_here(conf->policy, CGOOM_SRC_CONFIG, i);
+	if (r < 0)
 		return r;
+	if (g) /* the config parser refuses tree on "/", and no pattern matches "/" */
+		return from_config(rv, i, CGOOM_CONF_POLICY, g->policy, &c->policy);
+	if (!raw->has_user_policy || !c->delegated)
+		return 0;
+	/* a delegatee chooses how its own subtree is judged, but a tree
+	 * may not shield what a more trusted source marked inside it (an
+	 * inherited tree already groups everything below: nothing to add) */
+	if (raw->user_policy == CGOOM_POLICY_TREE && inherited->value != CGOOM_POLICY_TREE) {
+		bool is_bias = false;
+		int y = hidden_by_tree(s, i, &is_bias);
+		if (y >= 0) {
+			const struct cgoom_setting *st = is_bias ? &s->cgroups[y].bias : &s->cgroups[y].pref;
+			if (is_bias)
+				return cgoom_snapshot_note(
+					s, "%s: user.cgoom.oom_policy=tree ignored: it would hide bias=%d of %s "
+					   "(set on %s by %s), above the tree's %d",
+					c->path, st->value, s->cgroups[y].path, s->cgroups[st->origin].path,
+					cgoom_source_name(st->source), c->bias.value);
+			return cgoom_snapshot_note(
+				s, "%s: user.cgoom.oom_policy=tree ignored: it would hide preference=%s of %s "
+				   "(set on %s by %s), above the tree's %s",
+				c->path, cgoom_pref_name((enum cgoom_pref)st->value), s->cgroups[y].path,
+				s->cgroups[st->origin].path, cgoom_source_name(st->source),
+				cgoom_pref_name((enum cgoom_pref)c->pref.value));
+		}
 	}
-	if (raw->has_user_policy && c->delegated) {
-		/* a delegatee chooses how its own subtree is judged */
-		c->policy = explicit_here(raw->user_policy, CGOOM_SRC_USER_XATTR, i);
-		return r;
-	}
-	return r;
+	c->policy = explicit_here(raw->user_policy, CGOOM_SRC_USER_XATTR, i);
+	return 0;
 }
 
-static int resolve_pref(struct cgoom_snapshot *s, int i, const struct cgoom_cgroup_conf *conf,
-			const struct cgoom_setting *inherited)
+static int resolve_pref(struct resolver *rv, int i, const struct cgoom_setting *inherited)
 {
+	struct cgoom_snapshot *s = rv->s;
 	struct cgoom_cgroup *c = &s->cgroups[i];
 	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_PREF];
 
 	c->pref = *inherited;
 	/* omit is absolute: nothing below an omit cgroup undoes it */
@@ -59,10 +169,8 @@ static int resolve_pref(struct cgoom_snapshot *s, int i, const struct cgoom_cgro
 		c->pref = explicit_here(raw->trusted_pref, CGOOM_SRC_TRUSTED_XATTR, i);
 		return 0;
 	}
-	if (conf && conf->has_pref) {
-		c->pref = explicit_here(conf->pref, CGOOM_SRC_CONFIG, i);
-		return 0;
-	}
+	if (g)
+		return from_config(rv, i, CGOOM_CONF_PREF, g->pref, &c->pref);
 	if (raw->oomd_omit || raw->oomd_avoid) {
 		if (raw->owner_is_root) {
 			c->pref = explicit_here(raw->oomd_omit ? CGOOM_PREF_OMIT : CGOOM_PREF_AVOID,
@@ -75,39 +183,40 @@ static int resolve_pref(struct cgoom_snapshot *s, int i, const struct cgoom_cgro
 			return r;
 	}
 	if (raw->has_user_pref && c->delegated) {
-		/* a delegatee may only make itself more killable */
-		if (raw->user_pref == CGOOM_PREF_OMIT || raw->user_pref == CGOOM_PREF_AVOID)
-			return cgoom_snapshot_note(s, "%s: user.cgoom.preference=%s ignored: a delegated "
-						      "cgroup may not protect itself",
-						   c->path, cgoom_pref_name(raw->user_pref));
+		/* a delegatee's preference moves only towards prefer */
 		if (raw->user_pref > (enum cgoom_pref)inherited->value)
 			c->pref = explicit_here(raw->user_pref, CGOOM_SRC_USER_XATTR, i);
+		else
+			return cgoom_snapshot_note(s, "%s: user.cgoom.preference=%s ignored: a delegated "
+						      "cgroup may not protect itself (inherited %s)",
+						   c->path, cgoom_pref_name(raw->user_pref),
+						   cgoom_pref_name((enum cgoom_pref)inherited->value));
 	}
 	return 0;
 }
 
-static int resolve_bias(struct cgoom_snapshot *s, int i, const struct cgoom_cgroup_conf *conf,
-			const struct cgoom_setting *inherited)
+static int resolve_bias(struct resolver *rv, int i, const struct cgoom_setting *inherited)
 {
+	struct cgoom_snapshot *s = rv->s;
 	struct cgoom_cgroup *c = &s->cgroups[i];
 	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_BIAS];
 
 	c->bias = *inherited;
 	if (raw->has_trusted_bias) {
 		c->bias = explicit_here(raw->trusted_bias, CGOOM_SRC_TRUSTED_XATTR, i);
 		return 0;
 	}
-	if (conf && conf->has_bias) {
-		c->bias = explicit_here(conf->bias, CGOOM_SRC_CONFIG, i);
-		return 0;
-	}
+	if (g)
+		return from_config(rv, i, CGOOM_CONF_BIAS, g->bias, &c->bias);
 	if (raw->has_user_bias && c->delegated) {
-		if (raw->user_bias < 0)
-			return cgoom_snapshot_note(s, "%s: user.cgoom.bias=%d ignored: a delegated cgroup "
-						      "may not lower its own score",
-						   c->path, raw->user_bias);
+		/* bias = max(inherited, delegatee's) */
 		if (raw->user_bias > inherited->value)
 			c->bias = explicit_here(raw->user_bias, CGOOM_SRC_USER_XATTR, i);
+		else
+			return cgoom_snapshot_note(s, "%s: user.cgoom.bias=%d ignored: a delegated cgroup "
+						      "may not lower its own score (inherited %d)",
+						   c->path, raw->user_bias, inherited->value);
 	}
 	return 0;
 }
@@ -117,26 +226,25 @@ static bool has_user_xattrs(const struct cgoom_raw_settings *raw)
 	return raw->has_user_policy || raw->has_user_pref || raw->has_user_bias;
 }
 
-int cgoom_settings_resolve(struct cgoom_snapshot *s, const struct cgoom_config *cfg)
+/* Pass 1: delegation, preference, bias. */
+static int resolve_prefs(struct resolver *rv)
 {
-	if (!s->preorder)
-		return -EINVAL;
-	const struct cgoom_setting def_policy = { CGOOM_POLICY_NONE, CGOOM_SRC_DEFAULT, -1 };
-	const struct cgoom_setting def_pref = { CGOOM_PREF_NONE, CGOOM_SRC_DEFAULT, -1 };
-	const struct cgoom_setting def_bias = { 0, CGOOM_SRC_DEFAULT, -1 };
+	struct cgoom_snapshot *s = rv->s;
+	const struct cgoom_setting def_pref = { CGOOM_PREF_NONE, CGOOM_SRC_DEFAULT, -1, 0, 0 };
+	const struct cgoom_setting def_bias = { 0, CGOOM_SRC_DEFAULT, -1, 0, 0 };
 
 	for (size_t k = 0; k < s->n_cgroups; k++) {
 		int i = s->preorder[k];
 		struct cgoom_cgroup *c = &s->cgroups[i];
 		const struct cgoom_cgroup *p = c->parent >= 0 ? &s->cgroups[c->parent] : NULL;
-		const struct cgoom_cgroup_conf *conf = cfg ? cgoom_config_find(cfg, c->path) : NULL;
 
+		cgoom_config_match(rv->cfg, c->path, &rv->match[i]);
 		/* strictly inside a subtree marked delegate = yes: the nearest
 		 * strict ancestor with an explicit delegate setting decides */
 		c->delegated = false;
 		if (p) {
-			const struct cgoom_cgroup_conf *pconf = cfg ? cgoom_config_find(cfg, p->path) : NULL;
-			c->delegated = pconf && pconf->has_delegate ? pconf->delegate : p->delegated;
+			const struct cgoom_cgroup_conf *pd = rv->match[c->parent].by_key[CGOOM_CONF_DELEGATE];
+			c->delegated = pd ? pd->delegate : p->delegated;
 		}
 		if (has_user_xattrs(&c->raw) && !c->delegated) {
 			int r = cgoom_snapshot_note(s, "%s: user.cgoom.* ignored: not inside a delegated subtree",
@@ -144,14 +252,44 @@ int cgoom_settings_resolve(struct cgoom_snapshot *s, const struct cgoom_config *
 			if (r < 0)
 				return r;
 		}
-
-		int r = resolve_policy(s, i, conf, p ? &p->policy : &def_policy);
+		int r = resolve_pref(rv, i, p ? &p->pref : &def_pref);
 		if (r >= 0)
-			r = resolve_pref(s, i, conf, p ? &p->pref : &def_pref);
-		if (r >= 0)
-			r = resolve_bias(s, i, conf, p ? &p->bias : &def_bias);
+			r = resolve_bias(rv, i, p ? &p->bias : &def_bias);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int cgoom_settings_resolve(struct cgoom_snapshot *s, const struct cgoom_config *cfg)
+{
+	const struct cgoom_setting def_policy = { CGOOM_POLICY_NONE, CGOOM_SRC_DEFAULT, -1, 0, 0 };
+	struct resolver rv = { .s = s, .cfg = cfg };
+	int r = 0;
+
+	if (!s->preorder || !s->prepos)
+		return -EINVAL;
+	/* resolving again (a new config) starts the section copies afresh */
+	for (size_t i = 0; i < s->n_sections; i++)
+		free(s->sections[i]);
+	free(s->sections);
+	s->sections = NULL;
+	s->n_sections = 0;
+
+	rv.match = calloc(s->n_cgroups ? s->n_cgroups : 1, sizeof(*rv.match));
+	rv.section_of = calloc(cfg && cfg->n_cgroups ? cfg->n_cgroups : 1, sizeof(*rv.section_of));
+	if (!rv.match || !rv.section_of) {
+		r = -ENOMEM;
+		goto out;
+	}
+	r = resolve_prefs(&rv);
+	for (size_t k = 0; r >= 0 && k < s->n_cgroups; k++) {
+		int i = s->preorder[k];
+		const struct cgoom_cgroup *c = &s->cgroups[i];
+		r = resolve_policy(&rv, i, c->parent >= 0 ? &s->cgroups[c->parent].policy : &def_policy);
+	}
+out:
+	free(rv.match);
+	free(rv.section_of);
+	return r < 0 ? r : 0;
 }

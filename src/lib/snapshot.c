@@ -85,6 +85,9 @@ void cgoom_snapshot_free(struct cgoom_snapshot *s)
 	for (size_t i = 0; i < s->n_notes; i++)
 		free(s->notes[i]);
 	free(s->notes);
+	for (size_t i = 0; i < s->n_sections; i++)
+		free(s->sections[i]);
+	free(s->sections);
 	free_derived(s);
 	memset(s, 0, sizeof(*s));
 }

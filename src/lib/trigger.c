@@ -10,7 +10,7 @@ const char *cgoom_trigger_name(enum cgoom_trigger t)
 	static const char *const names[CGOOM_TRIGGER_N_] = {
 		[CGOOM_TRIGGER_NONE] = "none", [CGOOM_TRIGGER_MEMORY] = "memory",
 		[CGOOM_TRIGGER_PSI] = "psi",   [CGOOM_TRIGGER_MAX] = "max",
-		[CGOOM_TRIGGER_HIGH] = "high",
+		[CGOOM_TRIGGER_HIGH] = "high", [CGOOM_TRIGGER_UNRECLAIMABLE] = "unreclaimable",
 	};
 	if ((unsigned)t >= CGOOM_TRIGGER_N_)
 		return NULL;
@@ -76,6 +76,17 @@ static bool within(uint64_t current, uint64_t margin, uint64_t limit)
 	return current >= limit || limit - current <= margin;
 }
 
+bool cgoom_cgroup_in_band(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p)
+{
+	return within(cur->current, p->margin, cur->max);
+}
+
+static bool unreclaimable_near(const struct cgoom_cgroup_sample *cur,
+			       const struct cgoom_cgroup_params *p)
+{
+	return cur->unreclaim_valid && within(cur->unreclaimable, p->margin, cur->max);
+}
+
 bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p)
 {
 	if (within(cur->current, p->margin, cur->max))
@@ -95,13 +106,23 @@ enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
 				      const struct cgoom_cgroup_params *p, bool psi_fired,
 				      uint64_t now_us)
 {
-	bool failing = rose(st->last.max, cur->ev.max) || rose(st->last.oom, cur->ev.oom) || psi_fired;
+	/* `max` rising and PSI stalls also come with page cache being
+	 * reclaimed at the limit; once memory.stat says the unreclaimable
+	 * part is clear of the margin, only `oom` (reclaim found nothing)
+	 * counts as failing. */
+	bool soft = rose(st->last.max, cur->ev.max) || psi_fired;
+	bool cache_only = cur->unreclaim_valid && !within(cur->unreclaimable, p->margin, cur->max);
+	bool failing = rose(st->last.oom, cur->ev.oom) || (soft && !cache_only);
 	bool high_rose = rose(st->last.high, cur->ev.high);
 	st->last = cur->ev;
 
 	if (within(cur->current, p->margin, cur->max) && failing) {
 		st->in_band = false;
 		return CGOOM_TRIGGER_MAX;
+	}
+	if (unreclaimable_near(cur, p)) {
+		st->in_band = false;
+		return CGOOM_TRIGGER_UNRECLAIMABLE;
 	}
 	if (!p->guarded || !within(cur->current, p->margin, cur->high)) {
 		st->in_band = false;
@@ -127,6 +148,105 @@ enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
 	return CGOOM_TRIGGER_NONE;
 }
 
+bool cgoom_cgroup_confirm(enum cgoom_trigger kind, const struct cgoom_cgroup_sample *cur,
+			  const struct cgoom_cgroup_params *p)
+{
+	switch (kind) {
+	case CGOOM_TRIGGER_UNRECLAIMABLE:
+		if (cur->unreclaim_valid)
+			return unreclaimable_near(cur, p);
+		return within(cur->current, p->margin, cur->max);
+	case CGOOM_TRIGGER_MAX:
+		return within(cur->current, p->margin, cur->max) || unreclaimable_near(cur, p);
+	case CGOOM_TRIGGER_HIGH:
+		return cgoom_cgroup_at_limit(cur, p);
+	default:
+		return false;
+	}
+}
+
+/* ---- memory.stat: what cannot be reclaimed ---- */
+
+enum {
+	UR_ACTIVE_ANON,
+	UR_INACTIVE_ANON,
+	UR_ANON,
+	UR_SHMEM,
+	UR_UNEVICTABLE,
+	UR_KERNEL_STACK,
+	UR_PAGETABLES,
+	UR_SLAB_UNRECLAIMABLE,
+	UR_SOCK,
+	UR_N_,
+};
+
+static const char *const ur_keys[UR_N_] = {
+	[UR_ACTIVE_ANON] = "active_anon",   [UR_INACTIVE_ANON] = "inactive_anon",
+	[UR_ANON] = "anon",                 [UR_SHMEM] = "shmem",
+	[UR_UNEVICTABLE] = "unevictable",   [UR_KERNEL_STACK] = "kernel_stack",
+	[UR_PAGETABLES] = "pagetables",     [UR_SLAB_UNRECLAIMABLE] = "slab_unreclaimable",
+	[UR_SOCK] = "sock",
+};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+int cgoom_parse_unreclaim(const char *buf, size_t len, struct cgoom_unreclaim *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	uint64_t v[UR_N_] = { 0 };
+	unsigned seen = 0;
+	const char *pos = buf, *end = parse_end(buf, len), *line;
+	size_t n;
+	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *lp = line, *lend = line + n, *key, *val, *extra;
+		size_t kn, vn, xn;
+		if (!parse_next_token(&lp, lend, &key, &kn))
+			continue;
+		int k = -1;
+		for (int i = 0; i < UR_N_; i++)
+			if (parse_span_eq(key, kn, ur_keys[i]))
+				k = i;
+		if (k < 0)
+			continue;
+		if ((seen & (1u << k)) || !parse_next_token(&lp, lend, &val, &vn) ||
+		    parse_next_token(&lp, lend, &extra, &xn))
+			return -EBADMSG;
+		int r = parse_digits_u64(val, vn, &v[k]);
+		if (r < 0)
+			return r == -ERANGE ? r : -EBADMSG;
+		seen |= 1u << k;
+	}
+	struct cgoom_unreclaim u = { 0 };
+	unsigned lru = (1u << UR_ACTIVE_ANON) | (1u << UR_INACTIVE_ANON);
+	if ((seen & lru) == lru)
+		u.anon_lru = sat_add(v[UR_ACTIVE_ANON], v[UR_INACTIVE_ANON]);
+	else if (seen & (1u << UR_ANON))
+		u.anon_lru = sat_add(v[UR_ANON], v[UR_SHMEM]);
+	else
+		return -ENOENT;
+	u.unevictable = v[UR_UNEVICTABLE];
+	u.kernel_stack = v[UR_KERNEL_STACK];
+	u.pagetables = v[UR_PAGETABLES];
+	u.slab_unreclaimable = v[UR_SLAB_UNRECLAIMABLE];
+	u.sock = v[UR_SOCK];
+	*ret = u;
+	return 0;
+}
+
+uint64_t cgoom_unreclaimable(const struct cgoom_unreclaim *u, uint64_t swap_room)
+{
+	uint64_t s = u->anon_lru > swap_room ? u->anon_lru - swap_room : 0;
+	s = sat_add(s, u->unevictable);
+	s = sat_add(s, u->kernel_stack);
+	s = sat_add(s, u->pagetables);
+	s = sat_add(s, u->slab_unreclaimable);
+	return sat_add(s, u->sock);
+}
+
 bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoom_memevents *cur,
 			   uint64_t *ret_n)
 {
@@ -137,22 +257,69 @@ bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoo
 	return true;
 }
 
+/* headroom * 1e6 / rate microseconds, saturating; rate > 0. */
+static uint64_t cgoom_poll_interval_raw_us(uint64_t headroom, uint64_t rate)
+{
+	if (headroom <= UINT64_MAX / 1000000ULL)
+		return headroom * 1000000ULL / rate;
+	return headroom / rate > UINT64_MAX / 1000000ULL ? UINT64_MAX : headroom / rate * 1000000ULL;
+}
+
 uint64_t cgoom_poll_interval_us(uint64_t headroom, uint64_t rate)
 {
 	if (rate == 0)
 		return CGOOM_POLL_MAX_US;
-	/* headroom * 1e6 / rate, saturating */
-	uint64_t us;
-	if (headroom <= UINT64_MAX / 1000000ULL)
-		us = headroom * 1000000ULL / rate;
-	else
-		us = headroom / rate > UINT64_MAX / 1000000ULL ? UINT64_MAX
-							       : headroom / rate * 1000000ULL;
+	uint64_t us = cgoom_poll_interval_raw_us(headroom, rate);
 	if (us < CGOOM_POLL_MIN_US)
 		return CGOOM_POLL_MIN_US;
 	if (us > CGOOM_POLL_MAX_US)
 		return CGOOM_POLL_MAX_US;
 	return us;
+}
+
+void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us)
+{
+	if (!r->valid || now_us < r->last_us) {
+		*r = (struct cgoom_rate){ .last_value = value, .last_us = now_us, .valid = true };
+		return;
+	}
+	uint64_t dt = now_us - r->last_us;
+	if (dt == 0)
+		return;
+	uint64_t inst = 0;
+	if (value > r->last_value) {
+		uint64_t grow = value - r->last_value;
+		/* grow * 1e6 / dt, saturating */
+		inst = grow <= UINT64_MAX / 1000000ULL ? grow * 1000000ULL / dt
+						       : (grow / dt > UINT64_MAX / 1000000ULL
+								  ? UINT64_MAX
+								  : grow / dt * 1000000ULL);
+	}
+	/* up at once; down linearly to 0 over CGOOM_RATE_FORGET_US
+	 * (memory.current moves in bursts: a quiet sample or two must not
+	 * forget a grower) */
+	uint64_t keep = r->bytes_per_s;
+	uint64_t d = dt >= CGOOM_RATE_FORGET_US ? keep : keep / CGOOM_RATE_FORGET_US * dt +
+							      keep % CGOOM_RATE_FORGET_US * dt / CGOOM_RATE_FORGET_US;
+	keep -= d;
+	r->bytes_per_s = inst > keep ? inst : keep;
+	r->last_value = value;
+	r->last_us = now_us;
+}
+
+uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate)
+{
+	uint64_t t = worst_rate ? cgoom_poll_interval_raw_us(headroom, worst_rate) : CGOOM_POLL_MAX_US;
+	if (t < CGOOM_SAMPLE_NEAR_US)
+		t = CGOOM_SAMPLE_NEAR_US;
+	if (t > CGOOM_POLL_MAX_US)
+		t = CGOOM_POLL_MAX_US;
+	if (rate == 0)
+		return t;
+	uint64_t by_rate = cgoom_poll_interval_raw_us(headroom, rate) / 2;
+	if (by_rate < t)
+		t = by_rate;
+	return t < CGOOM_SAMPLE_FLOOR_US ? CGOOM_SAMPLE_FLOOR_US : t;
 }
 
 static uint64_t above(uint64_t v, uint64_t floor)

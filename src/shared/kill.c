@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,9 +171,7 @@ int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_p
 	return t.signalled ? 0 : t.err;
 }
 
-/* Opens the directory of cgroup `path` below cgroup_fd, component by
- * component with O_NOFOLLOW: no symlink below the root is ever followed. */
-static int open_cgroup_dir(int cgroup_fd, const char *path)
+int cgoom_cgroup_open_dir(int cgroup_fd, const char *path)
 {
 	char comp[256];
 	const char *p = path;
@@ -219,12 +218,21 @@ static bool is_target(const struct cgoom_kill_result *res, long pid)
 	return false;
 }
 
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
 /* Whether every process now in the subtree at dfd is a verified target:
  * a process that joined the scope after the snapshot (a protected one
  * moved in, say) must not die by cgroup.kill. Depth-bounded; any read
- * problem answers false, so the caller falls back to pidfd kills. A
- * static buffer: the kill path does not allocate, and cgoom is single
- * threaded. */
+ * problem answers false, so the caller falls back to pidfd kills. No
+ * allocation (the kill path): cgroup.procs into a static buffer (cgoom
+ * is single threaded, and it is parsed before recursing), the directory
+ * listed with getdents64 into a stack buffer per level. */
 static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, int depth)
 {
 	static char buf[65536];
@@ -239,32 +247,41 @@ static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, in
 		line = *end ? end + 1 : end;
 	}
 	int lfd = openat(dfd, ".", DIR_FLAGS);
-	DIR *dir = lfd >= 0 ? fdopendir(lfd) : NULL;
-	if (!dir) {
-		if (lfd >= 0)
-			close(lfd);
+	if (lfd < 0)
 		return false;
-	}
 	bool ok = true;
-	struct dirent *de;
-	while (ok && (de = readdir(dir))) {
-		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		int cfd = openat(dfd, de->d_name, DIR_FLAGS);
-		if (cfd < 0) {
-			ok = errno == ENOTDIR || errno == ELOOP || errno == ENOENT;
-			continue;
+	char dents[2048] __attribute__((aligned(8)));
+	for (;;) {
+		long n = syscall(SYS_getdents64, lfd, dents, sizeof dents);
+		if (n < 0) {
+			ok = false;
+			break;
 		}
-		ok = members_all_targets(cfd, res, depth + 1);
-		close(cfd);
+		if (n == 0)
+			break;
+		for (long off = 0; ok && off < n;) {
+			struct linux_dirent64 *de = (struct linux_dirent64 *)(dents + off);
+			off += de->d_reclen;
+			if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+				continue;
+			int cfd = openat(dfd, de->d_name, DIR_FLAGS);
+			if (cfd < 0) {
+				ok = errno == ENOTDIR || errno == ELOOP || errno == ENOENT;
+				continue;
+			}
+			ok = members_all_targets(cfd, res, depth + 1);
+			close(cfd);
+		}
+		if (!ok)
+			break;
 	}
-	closedir(dir);
+	close(lfd);
 	return ok;
 }
 
 int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
 {
-	int dfd = open_cgroup_dir(cgroup_fd, path);
+	int dfd = cgoom_cgroup_open_dir(cgroup_fd, path);
 	if (dfd < 0)
 		return dfd;
 	int r = 0;
@@ -284,7 +301,7 @@ int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
  * exactly (a subset of) what was verified. */
 static int scope_kill(int cgroup_fd, const char *path, const struct cgoom_kill_result *res)
 {
-	int dfd = open_cgroup_dir(cgroup_fd, path);
+	int dfd = cgoom_cgroup_open_dir(cgroup_fd, path);
 	if (dfd < 0)
 		return dfd;
 	bool ok = members_all_targets(dfd, res, 0);
@@ -319,15 +336,12 @@ static long find_proc(const struct cgoom_snapshot *s, const size_t *order, int p
 	return -1;
 }
 
-int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
-	       const struct cgoom_decision *d, int sig, struct cgoom_kill_result *ret)
+int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
+		       const struct cgoom_decision *d, struct cgoom_kill_result *ret)
 {
 	struct cgoom_kill_result res = { 0 };
-	bool any_skipped = false;
 	size_t *order;
 
-	if (!cgoom_roots_are_live(r))
-		return -EPERM;
 	if (!s || !d || !d->has_victim || !d->n_pids)
 		return -EINVAL;
 	res.targets = calloc(d->n_pids, sizeof *res.targets);
@@ -347,36 +361,102 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
 		struct cgoom_kill_target *t = &res.targets[i];
 		long pi = find_proc(s, order, d->pids[i]);
 
-		if (pi < 0)
+		if (pi < 0) {
 			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1,
 							 .err = -ESRCH, .skipped = true };
-		else
-			cgoom_kill_verify(r->proc_fd, d->pids[i], s->procs[pi].starttime,
-					  s->self_pid, t);
-		any_skipped |= t->skipped;
+		} else {
+			cgoom_kill_verify(proc_fd, d->pids[i], s->procs[pi].starttime, s->self_pid, t);
+			t->starttime = s->procs[pi].starttime;
+		}
+		res.n_skipped += t->skipped;
 	}
 	free(order);
+	*ret = res;
+	return 0;
+}
 
+/* Whether the process behind a pidfd has exited (its pidfd polls
+ * readable), without blocking. */
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP | POLLERR));
+}
+
+static void skip_target(struct cgoom_kill_result *res, struct cgoom_kill_target *t, int err)
+{
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->pidfd = -1;
+	t->err = err;
+	t->skipped = true;
+	res->n_skipped++;
+}
+
+size_t cgoom_kill_revalidate(int proc_fd, int self_pid, struct cgoom_kill_result *res)
+{
+	size_t before = res->n_skipped;
+	for (size_t i = 0; i < res->n_targets; i++) {
+		struct cgoom_kill_target *t = &res->targets[i];
+		if (t->skipped || t->signalled || t->pidfd < 0)
+			continue;
+		int r = pidfd_exited(t->pidfd) ? -ESRCH : 0;
+		if (r == 0)
+			r = t->pid == self_pid ? -EPERM : check_identity(proc_fd, t->pid, t->starttime);
+		if (r < 0)
+			skip_target(res, t, r);
+	}
+	return res->n_skipped - before;
+}
+
+void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_kill, int sig,
+		       struct cgoom_kill_result *res)
+{
 	/* cgroup.kill only kills everything in the scope at once when every
 	 * member checked out; it is SIGKILL only. */
-	if (d->use_cgroup_kill && !any_skipped && sig == SIGKILL && d->scope >= 0 &&
-	    (size_t)d->scope < s->n_cgroups &&
-	    scope_kill(r->cgroup_fd, s->cgroups[d->scope].path, &res) == 0) {
-		res.used_cgroup_kill = true;
-		for (size_t i = 0; i < res.n_targets; i++)
-			res.targets[i].signalled = true;
+	if (use_cgroup_kill && res->n_skipped == 0 && sig == SIGKILL && scope_path &&
+	    scope_kill(cgroup_fd, scope_path, res) == 0) {
+		res->used_cgroup_kill = true;
+		for (size_t i = 0; i < res->n_targets; i++)
+			res->targets[i].signalled = true;
 	} else {
-		for (size_t i = 0; i < res.n_targets; i++)
-			if (res.targets[i].pidfd >= 0)
-				signal_target(&res.targets[i], sig);
+		for (size_t i = 0; i < res->n_targets; i++)
+			if (res->targets[i].pidfd >= 0 && !res->targets[i].signalled)
+				signal_target(&res->targets[i], sig);
 	}
-	for (size_t i = 0; i < res.n_targets; i++) {
-		struct cgoom_kill_target *t = &res.targets[i];
+	res->n_signalled = 0;
+	for (size_t i = 0; i < res->n_targets; i++)
+		res->n_signalled += res->targets[i].signalled;
+}
 
-		if (t->signalled && sig == SIGKILL)
+void cgoom_kill_release(struct cgoom_kill_result *res)
+{
+	for (size_t i = 0; i < res->n_targets; i++) {
+		struct cgoom_kill_target *t = &res->targets[i];
+
+		if (t->signalled && t->pidfd >= 0 && !t->released) {
 			release_target(t);
-		res.n_signalled += t->signalled;
+			t->released = true;
+		}
 	}
+}
+
+int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
+	       const struct cgoom_decision *d, int sig, struct cgoom_kill_result *ret)
+{
+	struct cgoom_kill_result res;
+
+	if (!cgoom_roots_are_live(r))
+		return -EPERM;
+	int e = cgoom_kill_prepare(r->proc_fd, s, d, &res);
+	if (e < 0)
+		return e;
+	const char *scope = d->scope >= 0 && (size_t)d->scope < s->n_cgroups
+				    ? s->cgroups[d->scope].path
+				    : NULL;
+	cgoom_kill_signal(r->cgroup_fd, scope, d->use_cgroup_kill, sig, &res);
+	if (sig == SIGKILL)
+		cgoom_kill_release(&res);
 	*ret = res;
 	return 0;
 }
@@ -392,5 +472,6 @@ void cgoom_kill_result_free(struct cgoom_kill_result *res)
 	res->targets = NULL;
 	res->n_targets = 0;
 	res->n_signalled = 0;
+	res->n_skipped = 0;
 	res->used_cgroup_kill = false;
 }

@@ -20,6 +20,8 @@ struct cgoom_kill_target {
 	int err;           /* 0, or the -errno that stopped this one */
 	bool signalled;
 	bool skipped;      /* vanished, reused or now protected: never signalled */
+	uint64_t starttime; /* from the snapshot, for re-validation */
+	bool released;      /* process_mrelease() was called */
 };
 
 struct cgoom_kill_result {
@@ -27,6 +29,7 @@ struct cgoom_kill_result {
 	size_t n_targets;
 	bool used_cgroup_kill;
 	int n_signalled;
+	size_t n_skipped; /* targets skipped so far */
 };
 
 /*
@@ -46,6 +49,40 @@ struct cgoom_kill_result {
  */
 int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
 	       const struct cgoom_decision *d, int sig, struct cgoom_kill_result *ret);
+/*
+ * cgoom_kill() in three steps, so a decision can be kept ready (the
+ * daemon's standby) and the crossing costs a re-validation and a signal.
+ * None of them checks that the roots are live: the caller does (the
+ * daemon never signals on a fixture; cgoom_kill() refuses).
+ *
+ * cgoom_kill_prepare: allocates one target per decision PID and opens and
+ * verifies each pidfd (cgoom_kill_verify against the snapshot's start
+ * time); a PID the snapshot lacks, or that fails verification, is
+ * skipped. 0 (see ret->n_skipped), or -EINVAL / -ENOMEM.
+ *
+ * cgoom_kill_revalidate: for each prepared target still unsignalled, whether
+ * it has exited (its pidfd polls readable), still has its start time and is
+ * not protected now (oom_score_adj -1000); a failing one is skipped and its
+ * pidfd closed. Returns how many were skipped by this call. Allocates
+ * nothing.
+ *
+ * cgoom_kill_signal: signals the prepared targets: one cgroup.kill write on
+ * scope_path when use_cgroup_kill, no target was skipped, sig is SIGKILL
+ * and the scope holds only targets; else pidfd_send_signal per target.
+ * Allocates nothing.
+ *
+ * cgoom_kill_release: process_mrelease() on each signalled target (call
+ * right after a SIGKILL: it frees the victim's memory synchronously,
+ * which takes a while for a big one, so the signal goes out to every
+ * target first). Allocates nothing.
+ */
+int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
+		       const struct cgoom_decision *d, struct cgoom_kill_result *ret);
+size_t cgoom_kill_revalidate(int proc_fd, int self_pid, struct cgoom_kill_result *res);
+void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_kill, int sig,
+		       struct cgoom_kill_result *res);
+void cgoom_kill_release(struct cgoom_kill_result *res);
+
 /* Closes the pidfds and frees the targets (not res itself: it may live
  * on the stack); NULL-safe, idempotent. */
 void cgoom_kill_result_free(struct cgoom_kill_result *res);
@@ -76,6 +113,12 @@ int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
 		      struct cgoom_kill_target *ret);
 int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_pid, int sig,
 			    struct cgoom_kill_target *ret);
+
+/* Opens the directory of cgroup `path` ("/a/b") below cgroup_fd,
+ * component by component with O_NOFOLLOW: no symlink below the root is
+ * ever followed (-ELOOP / -ENOTDIR), "." and ".." are -EINVAL. Returns
+ * the fd, or -errno. */
+int cgoom_cgroup_open_dir(int cgroup_fd, const char *path);
 
 /* Writes "1" to cgroup.kill of the cgroup at `path` ("/a/b") below the
  * cgroup root fd, opening each component with O_NOFOLLOW (-ELOOP or

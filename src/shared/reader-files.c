@@ -419,6 +419,10 @@ void rd_read_system(struct reader *rd)
 		rd_note(rd, "/proc/net/sockstat", NULL, "%s",
 		     r == -EBADMSG ? "malformed" : strerror(-r));
 	rd->s->sockstat_ok = r == 0;
+	/* the CPU count sizes the bound of a lazy read (cgoom_stat_slack);
+	 * without it nothing is pruned, which needs no note */
+	if (rd->lazy && cgoom_rbuf_read_at(b, pfd, "stat", FILE_MAX) == 0)
+		(void)cgoom_parse_cpu_count(b->p, b->len, &rd->s->n_cpus);
 
 	pagesize = sysconf(_SC_PAGESIZE);
 	if (pagesize > 0)

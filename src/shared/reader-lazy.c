@@ -183,14 +183,6 @@ static int open_cgroup(const struct cgoom_roots *r, const char *path, int *ret_p
 	return 0;
 }
 
-/* current + swap_current, saturating (as the engine adds them). */
-static uint64_t bound_of(uint64_t current, const struct cgoom_cgroup *c)
-{
-	uint64_t r;
-
-	return __builtin_add_overflow(current, c->swap_current, &r) ? UINT64_MAX : r;
-}
-
 /* Whether cgroup idx's footprint is within its bound. It must be for
  * pruning to be right: memory.stat lagging memory.current (or a
  * hand-made tree) can break it; then nothing is pruned any more. */
@@ -198,8 +190,7 @@ static bool bound_holds(const struct reader *rd, int idx)
 {
 	const struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 
-	return !c->stat_ok ||
-	       cgoom_memcg_footprint(rd->s, idx, NULL) <= bound_of(c->current_ok ? c->current : 0, c);
+	return !c->stat_ok || cgoom_memcg_footprint(rd->s, idx, NULL) <= cgoom_memcg_bound(rd->s, idx);
 }
 
 /* Reads the body of deferred cgroup idx, as the full read would have. */

@@ -142,5 +142,33 @@ build swap-ok '{
 run swap-ok
 check "low RAM, free swap: no trigger" "$([ $RC = 0 ] && ! grep -q 'trigger' "$T/swap-ok/out"; echo $?)" "$T/swap-ok/out"
 
+# 8. at memory.max full of page cache, `max` events counted: no trigger
+# (page cache at the limit alone never fires; SPEC 6)
+build cg-cache '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/cache": {"max": "400M", "current": "399M", "events": {"max": 500}}},
+  "procs": [{"pid": 4100041, "cgroup": "/cache", "rss": 380, "file": 340}]
+}' || exit 1
+run cg-cache "[daemon]" "event_log = $T/cg-cache/events.jsonl"
+check "page cache at memory.max, memory.events max rising: no trigger, no kill" \
+	"$([ $RC = 0 ] && ! grep -q 'trigger\|would kill' "$T/cg-cache/out" && ! grep -q '"event": "trigger"' "$T/cg-cache/events.jsonl"; echo $?)" "$T/cg-cache/out"
+
+# 9. unreclaimable memory within the margin, no event at all: fires before
+# the limit (trigger unreclaimable)
+build cg-anon '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "399M"}, "/work/x": {}, "/work/y": {}},
+  "procs": [
+    {"pid": 4100051, "cgroup": "/work/x", "rss": 200},
+    {"pid": 4100052, "cgroup": "/work/y", "rss": 194}
+  ],
+  "config": ["[cgroup \"/work\"]", "oom_policy = cgroup"]
+}' || exit 1
+run cg-anon "[daemon]" "event_log = $T/cg-anon/events.jsonl"
+check "unreclaimable within the margin, no event: trigger unreclaimable, would kill /work/x" \
+	"$(grep -q '/work: trigger unreclaimable: unreclaimable' "$T/cg-anon/out" && grep -q '/work: dry run: would kill \[4100051\]' "$T/cg-anon/out" && grep -q '"unreclaimable": [0-9]' "$T/cg-anon/events.jsonl"; echo $?)" "$T/cg-anon/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]

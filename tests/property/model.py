@@ -34,13 +34,6 @@ VARIANTS = {
     # last within its tier": primary = still ordered by score among
     # themselves; alt = all such entities are equal, walk order decides.
     "nonpos_walk_order": "entities with biased score <= 0 ordered by walk order",
-    # SPEC 7 "negative bias from it [are] ignored" vs "bias = max(inherited,
-    # delegatee's)": primary = ignored; alt = max() applies to it too.
-    "deleg_negbias_max": "delegatee negative bias still goes through max()",
-    # SPEC 7 "a delegatee may set ... prefer": user.cgoom.preference=none over
-    # an inherited avoid. primary = honoured (moves towards prefer); alt =
-    # ignored (only `prefer` is listed as allowed).
-    "deleg_none_ignored": "delegatee preference=none ignored",
     # SPEC 2/5: processes in a non-memory child of the root count as members
     # of the root memcg (primary) vs "only those attached to the root memcg
     # itself" read literally (alt).
@@ -79,7 +72,8 @@ def _readint(path):
 
 
 def parse_config(path):
-    """Minimal git-config reader: {cgroup_path: {key: value}}."""
+    """Minimal git-config reader: {section_path: {key: value}}, sections in
+    order of first appearance (a repeated section merges)."""
     out = {}
     if path is None:
         return out
@@ -104,6 +98,34 @@ def parse_config(path):
         v = v.split("#")[0].strip()
         sect[k.strip().lower()] = v
     return out
+
+
+def _component_regex(comp):
+    return re.compile("".join(".*" if ch == "*" else re.escape(ch) for ch in comp), re.DOTALL)
+
+
+def section_matches(section, path):
+    """SPEC 7 / issue 14: a section path matches a cgroup path with as
+    many components, a '*' matching any run of characters within one
+    component (never a '/'). The root has no component: only "/" names it."""
+    sc = [c for c in section.split("/") if c]
+    pc = [c for c in path.split("/") if c]
+    return len(sc) == len(pc) and all(_component_regex(a).fullmatch(b) for a, b in zip(sc, pc))
+
+
+def conf_lookup(conf, path, key):
+    """The value of `key` for cgroup `path`: among the sections that match
+    it and set the key, the one with the most literal (non-'*')
+    characters, then the fewest '*', then the first in the file.
+    -> (value, section) or (None, None)."""
+    best = None
+    for n, (sec, keys) in enumerate(conf.items()):
+        if key not in keys or not section_matches(sec, path):
+            continue
+        rank = (-(len(sec) - sec.count("*")), sec.count("*"), n)
+        if best is None or rank < best[0]:
+            best = (rank, keys[key], sec)
+    return (best[1], best[2]) if best else (None, None)
 
 
 class Cg:
@@ -223,72 +245,113 @@ class Tree:
         return p
 
     # -- settings (SPEC 3 and 7) -------------------------------------------
+    def _conf(self, cg, key):
+        return conf_lookup(self.conf, cg.path, key)[0]
+
     def _delegated(self, cg):
-        """strictly inside a subtree the config marks delegate = yes"""
+        """strictly inside a subtree the config marks delegate = yes: the
+        nearest strict ancestor whose config sets delegate decides"""
         a = cg.parent
         while a is not None:
-            if self.conf.get(a.path, {}).get("delegate", "").lower() in ("yes", "true", "1", "on"):
-                return True
+            v = self._conf(a, "delegate")
+            if v is not None:
+                return v.lower() in ("yes", "true", "1", "on")
             a = a.parent
         return False
 
     def _resolve(self, variant=None):
         v = variant or {}
         self.variant = v
+        KILLABLE = ["omit", "avoid", "none", "prefer"]     # ascending
+        TRUSTED = ("trusted", "config", "systemd")         # above user.cgoom
 
-        def walk(cg, inh):
-            conf = self.conf.get(cg.path, {})
+        # pass 1: preference and bias, each with (value, source, depth of
+        # the cgroup it was set on)
+        def walk1(cg, inh, depth):
             x = cg.xattrs
             deleg = self._delegated(cg)
+            cg.depth = depth
             eff = {}
-            # policy
-            pol = None
-            if x.get("trusted.cgoom.oom_policy") in POLICIES:
-                pol = x["trusted.cgoom.oom_policy"]
-            elif conf.get("oom_policy") in POLICIES:
-                pol = conf["oom_policy"]
-            elif deleg and x.get("user.cgoom.oom_policy") in POLICIES:
-                pol = x["user.cgoom.oom_policy"]
-            eff["policy"] = pol if pol is not None else inh["policy"]
-            eff["policy_explicit"] = pol is not None
-            # preference
             pref = None
+            cp = self._conf(cg, "preference")
             if x.get("trusted.cgoom.preference") in PREFS:
-                pref = x["trusted.cgoom.preference"]
-            elif conf.get("preference") in PREFS:
-                pref = conf["preference"]
+                pref = (x["trusted.cgoom.preference"], "trusted")
+            elif cp in PREFS:
+                pref = (cp, "config")
             elif cg.owner == 0 and "user.oomd_omit" in x and x["user.oomd_omit"] not in ("0", ""):
-                pref = "omit"
+                pref = ("omit", "systemd")
             elif cg.owner == 0 and "user.oomd_avoid" in x and x["user.oomd_avoid"] not in ("0", ""):
-                pref = "avoid"
+                pref = ("avoid", "systemd")
             elif deleg and x.get("user.cgoom.preference") in PREFS:
+                # SPEC 7: a delegatee's preference moves only towards prefer
                 u = x["user.cgoom.preference"]
-                order = ["avoid", "none", "prefer"]
-                if u in ("prefer", "none") and inh["preference"] in order:
-                    if u == "none" and v.get("deleg_none_ignored"):
-                        pass
-                    elif order.index(u) > order.index(inh["preference"]):
-                        pref = u
+                if KILLABLE.index(u) > KILLABLE.index(inh["preference"]):
+                    pref = (u, "user")
             if inh["preference"] == "omit":
-                pref = "omit"                      # omit is absolute
-            eff["preference"] = pref if pref is not None else inh["preference"]
-            # bias
+                pref = None                          # omit is absolute
+            if pref is None:
+                eff["preference"], eff["pref_src"] = inh["preference"], inh["pref_src"]
+            else:
+                eff["preference"], eff["pref_src"] = pref[0], (pref[1], depth)
             bias = None
-            for src in ("trusted.cgoom.bias",):
-                if src in x:
-                    bias = _int_or_none(x[src])
-            if bias is None and "bias" in conf:
-                bias = _int_or_none(conf["bias"])
-            if bias is None and deleg and "user.cgoom.bias" in x:
+            cb = self._conf(cg, "bias")
+            if "trusted.cgoom.bias" in x and _int_or_none(x["trusted.cgoom.bias"]) is not None:
+                bias = (_int_or_none(x["trusted.cgoom.bias"]), "trusted")
+            elif cb is not None and _int_or_none(cb) is not None:
+                bias = (_int_or_none(cb), "config")
+            elif deleg and "user.cgoom.bias" in x:
+                # SPEC 7: bias = max(inherited, delegatee's)
                 u = _int_or_none(x["user.cgoom.bias"])
-                if u is not None and (u > 0 or v.get("deleg_negbias_max")):
-                    bias = max(inh["bias"], u)
-            eff["bias"] = bias if bias is not None else inh["bias"]
+                if u is not None and u > inh["bias"]:
+                    bias = (u, "user")
+            if bias is None:
+                eff["bias"], eff["bias_src"] = inh["bias"], inh["bias_src"]
+            else:
+                eff["bias"], eff["bias_src"] = bias[0], (bias[1], depth)
             cg.eff = eff
+            cg.deleg = deleg
             for c in cg.children:
-                walk(c, eff)
+                walk1(c, eff, depth + 1)
 
-        walk(self.cgs["/"], {"policy": "none", "preference": "none", "bias": 0})
+        def hides(cg):
+            """SPEC 7: a delegatee's tree on cg is ignored when a memcg inside
+            has, from a source above the delegatee set strictly inside cg, a
+            higher tier, or the same tier and a higher bias"""
+            for y in self.subtree(cg)[1:]:
+                if not y.memcg:
+                    continue
+                ye, ce = y.eff, cg.eff
+                ps, bs = ye["pref_src"], ye["bias_src"]
+                if (KILLABLE.index(ye["preference"]) > KILLABLE.index(ce["preference"])
+                        and ps[0] in TRUSTED and ps[1] > cg.depth):
+                    return True
+                if (ye["preference"] == ce["preference"] and ye["bias"] > ce["bias"]
+                        and bs[0] in TRUSTED and bs[1] > cg.depth):
+                    return True
+            return False
+
+        # pass 2: policy
+        def walk2(cg, inh):
+            x = cg.xattrs
+            pol = None
+            cpol = self._conf(cg, "oom_policy")
+            if x.get("trusted.cgoom.oom_policy") in POLICIES and not (
+                    cg.parent is None and x["trusted.cgoom.oom_policy"] == "tree"):
+                pol = x["trusted.cgoom.oom_policy"]
+            elif cpol in POLICIES:
+                pol = cpol
+            elif cg.deleg and x.get("user.cgoom.oom_policy") in POLICIES:
+                pol = x["user.cgoom.oom_policy"]
+                if pol == "tree" and inh != "tree" and hides(cg):
+                    pol = None
+            cg.eff["policy"] = pol if pol is not None else inh
+            cg.eff["policy_explicit"] = pol is not None
+            for c in cg.children:
+                walk2(c, cg.eff["policy"])
+
+        walk1(self.cgs["/"], {"preference": "none", "pref_src": ("default", -1),
+                              "bias": 0, "bias_src": ("default", -1)}, 0)
+        walk2(self.cgs["/"], "none")
 
     # -- helpers -------------------------------------------------------------
     def memcg_children(self, cg):

@@ -170,6 +170,8 @@ static inline void fx_new(void)
 			    "KernelStack: 40 kB\n");
 	put("proc/net/sockstat", "sockets: used 5\nTCP: inuse 1 orphan 0 tw 0 alloc 1 mem 3\n"
 				 "UDP: inuse 1 mem 4\n");
+	/* one online CPU: a lazy read's bound is current + swap + 1 MiB */
+	put("proc/stat", "cpu  1 0 1 10 0 0 0 0 0 0\ncpu0 1 0 1 10 0 0 0 0 0 0\nintr 0\n");
 }
 
 /* Opens the roots once and drops the last snapshot: before a read. */

@@ -115,6 +115,7 @@ static void add_procs(struct cgoom_snapshot *s, const struct spec *sp)
 static void build_eq(struct cgoom_snapshot *s, bool lazy)
 {
 	sb_init(s, 2000);
+	s->n_cpus = 1; /* bound: current + 1 MiB */
 	for (size_t i = 0; i < N_EQ; i++) {
 		int idx = sb_cg(s, eq_tree[i].path, eq_tree[i].anon);
 		if (lazy && eq_tree[i].bound)
@@ -233,6 +234,7 @@ static void test_bound_above_leader_needed(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_cg(&s, "/x", 200);
 	sb_proc(&s, 10, "/x", 200, 0);
 	dleaf(&s, "/hi", 300);
@@ -249,7 +251,7 @@ static void test_bound_above_leader_needed(void)
 	CHECK_EQ_INT(d.victim_pid, -1);
 	CHECK_EQ_INT(d.candidates[0].cgroup, sb_idx(&s, "/hi"));
 	CHECK(d.candidates[0].bounded && d.candidates[0].unchecked && d.candidates[0].eligible);
-	CHECK_EQ_U64(d.candidates[0].footprint, 300 * MiB);
+	CHECK_EQ_U64(d.candidates[0].footprint, 301 * MiB); /* 300 + 1 MiB of stat slack */
 
 	/* /hi is really 150: /x leads, /lo (100) stays unread */
 	set_stat(&s.cgroups[sb_idx(&s, "/hi")], 150);
@@ -272,6 +274,7 @@ static void test_no_exact_doubling(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	dleaf(&s, "/p", 300);
 	dleaf(&s, "/q", 200);
 	dleaf(&s, "/r", 100);
@@ -301,6 +304,7 @@ static void test_policy_none_needs_all(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_cg(&s, "/g", 400);
 	dleaf(&s, "/g/x", 100);
 	sleaf(&s, "/g/y", 50);
@@ -329,6 +333,7 @@ static void test_inflight_needs_all(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_cg(&s, "/big", 500);
 	sb_proc(&s, 10, "/big", 500, 0);
 	int s1 = dleaf(&s, "/s1", 10);
@@ -372,6 +377,7 @@ static void test_deferred_domain(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	dleaf(&s, "/leaf", 300);
 	dleaf(&s, "/other", 900);
 	struct cgoom_config c = cfg_of("[cgroup \"/leaf\"]\noom_policy = cgroup\n");
@@ -393,6 +399,7 @@ static void test_deferred_omit_ignored(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 2000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	int om = dleaf(&s, "/om", 900);
 	sb_cg(&s, "/og", 800);
 	int ogx = dleaf(&s, "/og/x", 800); /* omit inherited from /og */
@@ -422,6 +429,7 @@ static void test_oom_group_scope_needs(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_cg(&s, "/job", 510);
 	sb_cg(&s, "/job/w", 500);
 	sb_proc(&s, 20, "/job/w", 300, 0);
@@ -469,6 +477,7 @@ static void test_bounded_root(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_proc(&s, 50, "/", 600, 0);
 	sb_cg(&s, "/t1", 400);
 	sb_proc(&s, 10, "/t1", 400, 0);
@@ -545,6 +554,7 @@ static void test_stat_needs_only_stat_deferred(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_cg(&s, "/t", 400);
 	dleaf(&s, "/t/a", 300);
 	sleaf(&s, "/t/b", 100); /* deferred, its memory.stat read */
@@ -556,7 +566,7 @@ static void test_stat_needs_only_stat_deferred(void)
 	cgoom_decision_init(&d);
 	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_TREE);
-	CHECK_EQ_U64(d.candidates[0].footprint, 400 * MiB);
+	CHECK_EQ_U64(d.candidates[0].footprint, 401 * MiB); /* the bound of /t/a, 300 + 1, and /t/b, 100 */
 	CHECK(d.candidates[0].bounded);
 	CHECK(d.needs_stat);
 	CHECK_NEEDS(&s, &d, "/t/a");
@@ -571,6 +581,7 @@ static void test_root_batch_fits(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 4000);
+	s.n_cpus = 1; /* bound: current + 1 MiB */
 	sb_proc(&s, 50, "/", 100, 0);
 	char path[16];
 	for (int i = 0; i < 12; i++) {
@@ -609,6 +620,76 @@ static void test_root_batch_fits(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* ---- l. memory.stat may lead memory.current (unflushed per-CPU deltas) ---- */
+
+static void test_stat_slack(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	s.n_cpus = 0; /* unknown: no bound at all */
+	CHECK_EQ_U64(cgoom_stat_slack(&s), UINT64_MAX);
+	s.n_cpus = 2; /* 4 * 64 pages of 4 KiB per CPU */
+	CHECK_EQ_U64(cgoom_stat_slack(&s), 2 * MiB);
+	s.n_cpus = 8;
+	s.page_size = 65536;
+	CHECK_EQ_U64(cgoom_stat_slack(&s), 128 * MiB);
+	s.n_cpus = 4096;
+	s.page_size = UINT64_MAX / 1000; /* saturates, never wraps */
+	CHECK_EQ_U64(cgoom_stat_slack(&s), UINT64_MAX);
+	s.page_size = 4096;
+	s.n_cpus = 2;
+	int i = dleaf(&s, "/a", 100);
+	s.cgroups[i].swap_current = 5 * MiB;
+	CHECK_EQ_U64(cgoom_memcg_bound(&s, i), 107 * MiB);
+	s.cgroups[i].current = UINT64_MAX - MiB;
+	CHECK_EQ_U64(cgoom_memcg_bound(&s, i), UINT64_MAX);
+	cgoom_snapshot_free(&s);
+}
+
+/* /b's memory.stat says 101 MiB while its memory.current says 99: the
+ * leader /a (100 MiB, exact) must not prune it, on 2 CPUs (2 MiB of
+ * slack) nor with the CPU count unknown (no bound: /b is read). */
+static void test_stat_leads_current(void)
+{
+	for (unsigned cpus = 0; cpus <= 2; cpus += 2) {
+		struct cgoom_snapshot s;
+		sb_init(&s, 1000);
+		s.n_cpus = cpus;
+		sb_cg(&s, "/a", 100);
+		sb_proc(&s, 10, "/a", 100, 0);
+		int b = dleaf(&s, "/b", 99);
+		dleaf(&s, "/c", 50);
+		struct cgoom_config c = cfg_of(CFG_CGROUP);
+		sb_done(&s, &c);
+		struct cgoom_decision d;
+		cgoom_decision_init(&d);
+		CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+		CHECK(!d.has_victim && d.needs_stat);
+		if (cpus)
+			CHECK_NEEDS(&s, &d, "/b"); /* 99 + 2 > 100; /c: 50 + 2 < 100 */
+		else
+			CHECK_NEEDS(&s, &d, "/b", "/c");
+		/* its memory.stat, read: 101 MiB (and a body of one process) */
+		set_stat(&s.cgroups[b], 101);
+		s.cgroups[b].stat_deferred = s.cgroups[b].deferred = false;
+		sb_proc(&s, 20, "/b", 101, 0);
+		if (!cpus) {
+			int ci = sb_idx(&s, "/c");
+			set_stat(&s.cgroups[ci], 50);
+			s.cgroups[ci].stat_deferred = false;
+		}
+		CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+		CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+		CHECK_EQ_INT(d.n_needs, 0);
+		CHECK(d.has_victim);
+		CHECK_EQ_INT(d.victim_cgroup, b);
+		CHECK_EQ_INT(d.victim_pid, 20);
+		cgoom_decision_free(&d);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -625,6 +706,8 @@ int main(void)
 		TAP(test_no_deferred_no_needs),
 		TAP(test_stat_needs_only_stat_deferred),
 		TAP(test_root_batch_fits),
+		TAP(test_stat_slack),
+		TAP(test_stat_leads_current),
 		{ 0 },
 	});
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Settings resolution (SPEC 3, 7): inheritance, precedence, omit, delegation, systemd xattrs; snapshot duplicates. */
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "snapbuild.h"
 #include "tap.h"
@@ -193,6 +195,175 @@ static void test_snapshot_dedupe_and_dupes(void)
 	cgoom_snapshot_free(&s); /* idempotent */
 }
 
+static bool has_note(const struct cgoom_snapshot *s, const char *a, const char *b)
+{
+	for (size_t i = 0; i < s->n_notes; i++)
+		if (strstr(s->notes[i], a) && (!b || strstr(s->notes[i], b)))
+			return true;
+	return false;
+}
+
+/* The delegation attack of issue 15: the admin prefers /u/a/x, the
+ * delegatee of /u sets tree on /u/a to fold x into a 150 MiB none-tier
+ * entity, so the innocent 300 MiB /v would die. SPEC 7: that tree is
+ * ignored (and noted), x is its own prefer-tier entity and dies. */
+static struct cgoom_snapshot attack_tree(const char *conf_extra, struct cgoom_config *ret_cfg)
+{
+	struct cgoom_snapshot s;
+	char text[512];
+	sb_init(&s, 0);
+	sb_cg(&s, "/u", 150);
+	int a = sb_cg(&s, "/u/a", 150);
+	sb_cg(&s, "/u/a/x", 50);
+	sb_cg(&s, "/u/a/y", 100);
+	sb_cg(&s, "/v", 300);
+	sb_proc(&s, 10, "/u/a/x", 50, 0);
+	sb_proc(&s, 11, "/u/a/y", 100, 0);
+	sb_proc(&s, 12, "/v", 300, 0);
+	s.cgroups[a].raw.has_user_policy = true;
+	s.cgroups[a].raw.user_policy = CGOOM_POLICY_TREE;
+	snprintf(text, sizeof(text),
+		 "[cgroup \"/\"]\noom_policy = cgroup\n[cgroup \"/u\"]\ndelegate = yes\n%s", conf_extra);
+	*ret_cfg = cfg_of(text);
+	sb_done(&s, ret_cfg);
+	return s;
+}
+
+static void test_delegatee_tree_cannot_hide_prefer(void)
+{
+	struct cgoom_config c;
+	struct cgoom_snapshot s = attack_tree("[cgroup \"/u/a/x\"]\npreference = prefer\n", &c);
+	int a = sb_idx(&s, "/u/a");
+	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(s.cgroups[a].policy.source, CGOOM_SRC_CONFIG); /* inherited from / */
+	CHECK(has_note(&s, "/u/a: user.cgoom.oom_policy=tree ignored", "/u/a/x"));
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/u/a/x");
+	CHECK_EQ_INT(d.victim_pid, 10);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_delegatee_tree_cannot_hide_bias(void)
+{
+	/* same tier, a higher bias from the admin: x alone scores
+	 * 50 MiB + 500 * T/1000, far above /v */
+	struct cgoom_config c;
+	struct cgoom_snapshot s = attack_tree("[cgroup \"/u/a/x\"]\nbias = 500\n", &c);
+	CHECK_EQ_INT(s.cgroups[sb_idx(&s, "/u/a")].policy.value, CGOOM_POLICY_CGROUP);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 10);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+
+	/* a trusted xattr counts as the admin too; one set between the tree
+	 * and the member (on an intermediate cgroup) as well */
+	sb_init(&s, 0);
+	sb_cg(&s, "/u", 150);
+	int a = sb_cg(&s, "/u/a", 150);
+	int m = sb_cg(&s, "/u/a/m", 50);
+	sb_cg(&s, "/u/a/m/x", 50);
+	sb_cg(&s, "/u/a/y", 100);
+	sb_cg(&s, "/v", 300);
+	sb_proc(&s, 10, "/u/a/m/x", 50, 0);
+	sb_proc(&s, 11, "/u/a/y", 100, 0);
+	sb_proc(&s, 12, "/v", 300, 0);
+	s.cgroups[a].raw.has_user_policy = true;
+	s.cgroups[a].raw.user_policy = CGOOM_POLICY_TREE;
+	s.cgroups[m].raw.has_trusted_pref = true;
+	s.cgroups[m].raw.trusted_pref = CGOOM_PREF_PREFER;
+	c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n[cgroup \"/u\"]\ndelegate = yes\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
+	d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 10);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_delegatee_tree_kept(void)
+{
+	static const char *const harmless[] = {
+		/* the admin made x less killable: grouping makes it more */
+		"[cgroup \"/u/a/x\"]\npreference = avoid\n",
+		"[cgroup \"/u/a/x\"]\nbias = -300\n",
+		/* a higher bias in a lower tier ranks behind the tree anyway */
+		"[cgroup \"/u/a/x\"]\npreference = avoid\nbias = 900\n",
+		/* set on the tree cgroup itself: the entity takes it */
+		"[cgroup \"/u/a\"]\npreference = prefer\n",
+		/* inherited from above the tree: the tree has it too */
+		"[cgroup \"/u\"]\nbias = 100\n",
+	};
+	for (size_t k = 0; k < sizeof(harmless) / sizeof(harmless[0]); k++) {
+		struct cgoom_config c;
+		struct cgoom_snapshot s = attack_tree(harmless[k], &c);
+		int a = sb_idx(&s, "/u/a");
+		bool ok = s.cgroups[a].policy.value == CGOOM_POLICY_TREE &&
+			  s.cgroups[a].policy.source == CGOOM_SRC_USER_XATTR &&
+			  !has_note(&s, "oom_policy=tree ignored", NULL);
+		if (!ok)
+			printf("# case %zu: %s", k, harmless[k]);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+		CHECK(ok);
+	}
+
+	/* the delegatee's own prefer inside is its own business */
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/u", 150);
+	int a = sb_cg(&s, "/u/a", 150);
+	int x = sb_cg(&s, "/u/a/x", 50);
+	s.cgroups[a].raw.has_user_policy = true;
+	s.cgroups[a].raw.user_policy = CGOOM_POLICY_TREE;
+	s.cgroups[x].raw.has_user_pref = true;
+	s.cgroups[x].raw.user_pref = CGOOM_PREF_PREFER;
+	s.cgroups[x].raw.has_user_bias = true;
+	s.cgroups[x].raw.user_bias = 1000;
+	struct cgoom_config c = cfg_of("[cgroup \"/u\"]\ndelegate = yes\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_TREE);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_delegatee_moves_towards_prefer(void)
+{
+	/* SPEC 7: a delegatee's none counts over an inherited avoid; its
+	 * bias is max(inherited, its own), negative ones included */
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/users", 600);
+	int u1 = sb_cg(&s, "/users/u1", 100);
+	int u2 = sb_cg(&s, "/users/u2", 100);
+	int u3 = sb_cg(&s, "/users/u3", 100);
+	s.cgroups[u1].raw.has_user_pref = true;
+	s.cgroups[u1].raw.user_pref = CGOOM_PREF_NONE;
+	s.cgroups[u1].raw.has_user_bias = true;
+	s.cgroups[u1].raw.user_bias = -100; /* above the inherited -500 */
+	s.cgroups[u2].raw.has_user_bias = true;
+	s.cgroups[u2].raw.user_bias = -800; /* below it: ignored, noted */
+	s.cgroups[u3].raw.has_user_pref = true;
+	s.cgroups[u3].raw.user_pref = CGOOM_PREF_AVOID; /* no move: ignored */
+	struct cgoom_config c = cfg_of("[cgroup \"/users\"]\ndelegate = yes\npreference = avoid\n"
+				       "bias = -500\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(s.cgroups[u1].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(s.cgroups[u1].pref.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(s.cgroups[u1].bias.value, -100);
+	CHECK_EQ_INT(s.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(s.cgroups[u2].bias.value, -500);
+	CHECK_EQ_INT(s.cgroups[u2].bias.source, CGOOM_SRC_CONFIG);
+	CHECK(has_note(&s, "/users/u2: user.cgoom.bias=-800 ignored", NULL));
+	CHECK_EQ_INT(s.cgroups[u3].pref.value, CGOOM_PREF_AVOID);
+	CHECK(has_note(&s, "/users/u3: user.cgoom.preference=avoid ignored", NULL));
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -204,6 +375,10 @@ int main(void)
 		TAP(test_precedence_trusted_over_config),
 		TAP(test_tree_entity_takes_tree_settings),
 		TAP(test_snapshot_dedupe_and_dupes),
+		TAP(test_delegatee_tree_cannot_hide_prefer),
+		TAP(test_delegatee_tree_cannot_hide_bias),
+		TAP(test_delegatee_tree_kept),
+		TAP(test_delegatee_moves_towards_prefer),
 		{ 0 },
 	});
 }

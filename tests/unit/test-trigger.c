@@ -32,6 +32,7 @@ static void test_names(void)
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_PSI), "psi");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MAX), "max");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_HIGH), "high");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_UNRECLAIMABLE), "unreclaimable");
 	CHECK(cgoom_trigger_name(CGOOM_TRIGGER_N_) == NULL);
 	CHECK(cgoom_trigger_name((enum cgoom_trigger)-1) == NULL);
 }
@@ -385,6 +386,198 @@ static void test_vmstat(void)
 	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("", 0, &v), -ENOENT);
 }
 
+/* ---- unreclaimable memory (SPEC 6: fire before the limit) ---- */
+
+static void test_unreclaim_parse_lru(void)
+{
+	static const char st[] = "anon 500\nfile 9000\nkernel_stack 10\npagetables 20\n"
+				 "sock 5\nshmem 100\nfile_mapped 3\nslab_unreclaimable 30\n"
+				 "active_anon 400\ninactive_anon 200\nactive_file 4000\n"
+				 "unevictable 7\n";
+	struct cgoom_unreclaim u;
+	CHECK_EQ_INT(cgoom_parse_unreclaim(st, sizeof(st) - 1, &u), 0);
+	/* the anon LRU (anon and shmem, both swap-backed), not anon + shmem */
+	CHECK_EQ_U64(u.anon_lru, 600);
+	CHECK_EQ_U64(u.unevictable, 7);
+	CHECK_EQ_U64(u.kernel_stack, 10);
+	CHECK_EQ_U64(u.pagetables, 20);
+	CHECK_EQ_U64(u.slab_unreclaimable, 30);
+	CHECK_EQ_U64(u.sock, 5);
+	/* file pages (9000) count nowhere */
+	CHECK_EQ_U64(cgoom_unreclaimable(&u, 0), 600 + 7 + 10 + 20 + 30 + 5);
+	/* swap room takes anon first, never below zero */
+	CHECK_EQ_U64(cgoom_unreclaimable(&u, 100), 500 + 72);
+	CHECK_EQ_U64(cgoom_unreclaimable(&u, 10000), 72);
+}
+
+static void test_unreclaim_parse_fallback_and_errors(void)
+{
+	struct cgoom_unreclaim u = { .sock = 99 };
+	static const char old[] = "anon 50\nshmem 25\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(old, sizeof(old) - 1, &u), 0);
+	CHECK_EQ_U64(u.anon_lru, 75);
+	CHECK_EQ_U64(u.sock, 0);
+	u.sock = 99;
+	static const char none[] = "file 10\nsock 3\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(none, sizeof(none) - 1, &u), -ENOENT);
+	CHECK_EQ_U64(u.sock, 99); /* untouched on error */
+	static const char dup[] = "anon 1\nanon 2\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(dup, sizeof(dup) - 1, &u), -EBADMSG);
+	static const char bad[] = "anon 1x\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(bad, sizeof(bad) - 1, &u), -EBADMSG);
+	static const char extra[] = "anon 1 2\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(extra, sizeof(extra) - 1, &u), -EBADMSG);
+	static const char big[] = "anon 99999999999999999999999\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(big, sizeof(big) - 1, &u), -ERANGE);
+	CHECK_EQ_INT(cgoom_parse_unreclaim("", 0, &u), -ENOENT);
+	/* truncated mid-line: the key without a value is malformed */
+	CHECK_EQ_INT(cgoom_parse_unreclaim("anon", 4, &u), -EBADMSG);
+	struct cgoom_unreclaim sat = { .anon_lru = UINT64_MAX, .sock = 5 };
+	CHECK_EQ_U64(cgoom_unreclaimable(&sat, 0), UINT64_MAX);
+}
+
+static void test_cgroup_unreclaimable_fires_before_limit(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 14 * MiB };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(690 * MiB, 700 * MiB, UINT64_MAX, 0, 0);
+	cgoom_cgroup_baseline(&st, &s);
+	CHECK(cgoom_cgroup_in_band(&s, &p));
+	/* in the band, memory.stat not read yet: nothing */
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
+	/* 680 MiB unreclaimable: 20 MiB from max, outside the margin */
+	s.unreclaim_valid = true;
+	s.unreclaimable = 680 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1), CGOOM_TRIGGER_NONE);
+	/* 686 MiB: within 14 MiB of 700, no event needed */
+	s.unreclaimable = 686 * MiB;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 2), CGOOM_TRIGGER_UNRECLAIMABLE);
+	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
+	/* reclaim failing at the same time: the backstop's name wins */
+	s.ev.max = 1;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 3), CGOOM_TRIGGER_MAX);
+}
+
+static void test_cgroup_page_cache_never_fires(void)
+{
+	/* at memory.max, full of page cache, reclaim working (no events) */
+	struct cgoom_cgroup_params p = { .margin = 4 * MiB };
+	struct cgoom_cgroup_state st = { 0 };
+	struct cgoom_cgroup_sample s = cg(200 * MiB, 200 * MiB, UINT64_MAX, 0, 0);
+	cgoom_cgroup_baseline(&st, &s);
+	s.unreclaim_valid = true;
+	s.unreclaimable = 30 * MiB;
+	for (uint64_t t = 0; t < 100; t++)
+		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, t * 1000), CGOOM_TRIGGER_NONE);
+	/* every charge hits max and reclaims cache: `max` rises, PSI stalls */
+	for (uint64_t t = 0; t < 100; t++) {
+		s.ev.max++;
+		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, t % 2 == 0, t * 1000), CGOOM_TRIGGER_NONE);
+	}
+	/* reclaim found nothing (the kernel's own OOM state): the backstop */
+	s.ev.oom++;
+	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 200000), CGOOM_TRIGGER_MAX);
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
+}
+
+static void test_cgroup_confirm(void)
+{
+	struct cgoom_cgroup_params p = { .margin = 10 * MiB };
+	struct cgoom_cgroup_sample s = cg(695 * MiB, 700 * MiB, UINT64_MAX, 0, 0);
+	/* MAX confirms on usage still within the margin, no fresh event */
+	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
+	/* the kernel killed: usage dropped far below: cleared */
+	s.current = 300 * MiB;
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
+	/* unreclaimable without memory.stat: memory.current stands in */
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
+	s.current = 699 * MiB;
+	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
+	/* with memory.stat: page cache at the limit does not confirm */
+	s.unreclaim_valid = true;
+	s.unreclaimable = 100 * MiB;
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
+	/* MAX with usage dropped but unreclaimable near max still confirms */
+	s.current = 650 * MiB;
+	s.unreclaimable = 695 * MiB;
+	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_NONE, &s, &p));
+	/* HIGH: at_limit */
+	struct cgoom_cgroup_params g = { .margin = 1 * MiB, .guarded = true };
+	struct cgoom_cgroup_sample h = cg(600 * MiB, 700 * MiB, 600 * MiB, 0, 0);
+	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_HIGH, &h, &g));
+	h.current = 500 * MiB;
+	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_HIGH, &h, &g));
+}
+
+static void test_rate_estimate(void)
+{
+	struct cgoom_rate r = { 0 };
+	cgoom_rate_update(&r, 100 * MiB, 1000000);
+	CHECK(r.valid);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+	/* 10 MiB in 100 ms: 100 MiB/s */
+	cgoom_rate_update(&r, 110 * MiB, 1100000);
+	CHECK_EQ_U64(r.bytes_per_s, 100 * MiB);
+	/* faster at once */
+	cgoom_rate_update(&r, 130 * MiB, 1200000);
+	CHECK_EQ_U64(r.bytes_per_s, 200 * MiB);
+	/* no growth for 100 ms: decays by 100 ms / 2 s = 5% */
+	cgoom_rate_update(&r, 130 * MiB, 1300000);
+	CHECK_EQ_U64(r.bytes_per_s, 190 * MiB);
+	/* shrinking counts as no growth; 1 s more: half of it again gone */
+	cgoom_rate_update(&r, 120 * MiB, 2300000);
+	CHECK_EQ_U64(r.bytes_per_s, 95 * MiB);
+	/* a slower growth than what is left: the estimate stays */
+	cgoom_rate_update(&r, 121 * MiB, 2400000);
+	CHECK_EQ_U64(r.bytes_per_s, 95 * MiB - 95 * MiB / 20);
+	/* quiet for CGOOM_RATE_FORGET_US: forgotten (the backoff) */
+	cgoom_rate_update(&r, 121 * MiB, 2400000 + CGOOM_RATE_FORGET_US);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+	/* same time: ignored; time backwards: restart */
+	cgoom_rate_update(&r, 500 * MiB, 1000000);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+	CHECK_EQ_U64(r.last_us, 1000000);
+	cgoom_rate_update(&r, 500 * MiB, 10);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+	CHECK_EQ_U64(r.last_us, 10);
+	/* huge values saturate instead of wrapping */
+	cgoom_rate_update(&r, UINT64_MAX, 11);
+	CHECK_EQ_U64(r.bytes_per_s, UINT64_MAX);
+	cgoom_rate_update(&r, UINT64_MAX, 11 + CGOOM_RATE_FORGET_US);
+	CHECK_EQ_U64(r.bytes_per_s, 0);
+}
+
+static void test_next_sample(void)
+{
+	/* no growth measured: the worst case (6000 MiB/s) far away: idle
+	 * cost at most earlyoom's */
+	CHECK_EQ_U64(cgoom_next_sample_us(64 * GiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_POLL_MAX_US);
+	CHECK_EQ_U64(cgoom_next_sample_us(3000 * MiB, 0, CGOOM_FILL_RATE_RAM), 500000);
+	/* ... and at least every 10 ms once within 60 MiB */
+	CHECK_EQ_U64(cgoom_next_sample_us(200 * MiB, 0, CGOOM_FILL_RATE_RAM), 33333);
+	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 0, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_NEAR_US);
+	/* 100 MiB/s, 1 GiB to go: half of 10 s, bounded by the worst case */
+	CHECK_EQ_U64(cgoom_next_sample_us(1024 * MiB, 100 * MiB, CGOOM_FILL_RATE_RAM), 170666);
+	/* 1000 MiB/s, 14 MiB to go: half of 14 ms */
+	CHECK_EQ_U64(cgoom_next_sample_us(14 * MiB, 1000 * MiB, CGOOM_FILL_RATE_RAM), 7000);
+	/* at the line: the floor */
+	CHECK_EQ_U64(cgoom_next_sample_us(0, 100 * MiB, CGOOM_FILL_RATE_RAM), CGOOM_SAMPLE_FLOOR_US);
+	CHECK_EQ_U64(cgoom_next_sample_us(64 * 1024, 100 * MiB, CGOOM_FILL_RATE_RAM),
+		     CGOOM_SAMPLE_FLOOR_US);
+	/* the delay shrinks as the line comes closer */
+	uint64_t prev = UINT64_MAX;
+	for (uint64_t h = 64 * GiB; h > 0; h /= 2) {
+		uint64_t t = cgoom_next_sample_us(h, 1000 * MiB, CGOOM_FILL_RATE_RAM);
+		CHECK(t <= prev);
+		CHECK(t >= CGOOM_SAMPLE_FLOOR_US && t <= CGOOM_POLL_MAX_US);
+		prev = t;
+	}
+	/* no overflow: a second to go at that rate, half of it */
+	CHECK_EQ_U64(cgoom_next_sample_us(UINT64_MAX, UINT64_MAX, CGOOM_FILL_RATE_RAM), 500000);
+	CHECK_EQ_U64(cgoom_next_sample_us(1, 0, 0), CGOOM_POLL_MAX_US);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -415,6 +608,13 @@ int main(void)
 		TAP(test_system_interval),
 		TAP(test_cgroup_interval),
 		TAP(test_vmstat),
+		TAP(test_unreclaim_parse_lru),
+		TAP(test_unreclaim_parse_fallback_and_errors),
+		TAP(test_cgroup_unreclaimable_fires_before_limit),
+		TAP(test_cgroup_page_cache_never_fires),
+		TAP(test_cgroup_confirm),
+		TAP(test_rate_estimate),
+		TAP(test_next_sample),
 		{ 0 },
 	});
 }

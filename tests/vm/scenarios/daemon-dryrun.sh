@@ -1,9 +1,10 @@
 # daemon-dryrun: `cgoom run --dry-run` with a guard band configured on
-# /work (memory.max 300M): a memhog grows past the limit with zram swap
-# on, so /work sits at memory.max swapping (memory.events max rising)
-# instead of the kernel OOM-killing at once. cgoom decides and logs
-# ("dry run: would kill"), kills nothing (no kill event) and never writes
-# memory.high.
+# /work (memory.max 300M): a memhog grows past the limit with a small
+# zram swap (64M) on, so /work sits at memory.max swapping (memory.events
+# max rising) until the swap room is gone and its unreclaimable memory
+# nears the limit (swap room counts as reclaimable, SPEC 6), instead of
+# the kernel OOM-killing at once. cgoom decides and logs ("dry run: would
+# kill"), kills nothing (no kill event) and never writes memory.high.
 # vm-timeout: 90
 
 write_conf <<CONF
@@ -13,7 +14,7 @@ event_log = $EV
 [cgroup "/work"]
 oom_policy = cgroup
 CONF
-load_zram 512M || fail "cannot set up zram swap"
+load_zram 64M || fail "cannot set up zram swap"
 cg_make /work 300M
 cg_enable /work +memory
 cg_make /work/a

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The actor: what the loop does with a fired trigger. In order:
+ *  1. the standby decision (standby.c): used as is when still valid (its
+ *     pidfds re-validated), else made now;
+ *  2. the confirming re-check on numbers read after the decision
+ *     (trigger.h cgoom_cgroup_confirm / cgoom_system_low): a trigger
+ *     stands down only when its condition really cleared, and the log
+ *     says whether the kernel OOM-killed in between;
+ *  3. the pre-kill hook (if configured), user.oomd_ooms + 1 on the
+ *     victim's cgroup (the systemd-oomd protocol), the signal through
+ *     the prepared pidfds (or cgroup.kill), process_mrelease, then
+ *     user.oomd_kill + n: none of it allocates;
+ *  4. after the signal: the log, the ranking, the event log, metrics.
+ * The kill lifecycle (lifecycle.h) then runs on pidfd and deadline
+ * events.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+
+#include "cgoom/explain.h"
+#include "daemon-internal.h"
+#include "log.h"
+
+#define NO_VICTIM_COOLDOWN_US 1000000ULL
+
+static struct kl_params kl_params_of(const struct daemon *dm)
+{
+	return (struct kl_params){ .term_grace_us = dm->cfg.term_grace_us,
+				   .kill_wait_us = dm->cfg.kill_wait_us };
+}
+
+bool act_any_kill_active(const struct daemon *dm)
+{
+	for (size_t i = 0; i < dm->n_domains; i++)
+		if (kl_active(&dm->domains[i]->kill.lc))
+			return true;
+	return false;
+}
+
+void act_arm_deadline(struct daemon *dm)
+{
+	uint64_t next = UINT64_MAX;
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		uint64_t t = kl_deadline(&dm->domains[i]->kill.lc);
+		if (t < next)
+			next = t;
+	}
+	struct itimerspec it = { 0 };
+	if (next != UINT64_MAX) {
+		if (next == 0)
+			next = 1; /* 0 would disarm */
+		it.it_value.tv_sec = (time_t)(next / 1000000);
+		it.it_value.tv_nsec = (long)(next % 1000000) * 1000;
+	}
+	timerfd_settime(dm->deadlinefd, TFD_TIMER_ABSTIME, &it, NULL);
+}
+
+void kill_state_clear(struct daemon *dm, struct domain *d)
+{
+	struct kill_state *k = &d->kill;
+	struct standby *sb = k->sb;
+	for (size_t i = 0; sb && i < sb->res.n_targets; i++)
+		if (sb->res.targets[i].pidfd >= 0)
+			epoll_ctl(dm->epfd, EPOLL_CTL_DEL, sb->res.targets[i].pidfd, NULL);
+	standby_free(sb);
+	memset(k, 0, sizeof(*k));
+}
+
+static void pids_json(struct cgoom_strbuf *b, const struct cgoom_kill_result *res, bool signalled)
+{
+	cgoom_strbuf_append(b, "[", 1);
+	bool first = true;
+	for (size_t i = 0; i < res->n_targets; i++) {
+		if (signalled && !res->targets[i].signalled)
+			continue;
+		cgoom_strbuf_printf(b, "%s%d", first ? "" : ", ", res->targets[i].pid);
+		first = false;
+	}
+	cgoom_strbuf_append(b, "]", 1);
+}
+
+static void log_lines(enum cgoom_log_level level, const struct cgoom_strbuf *b)
+{
+	const char *p = b->buf ? b->buf : "";
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		int n = nl ? (int)(nl - p) : (int)strlen(p);
+		cgoom_log(level, "  %.*s", n, p);
+		p += n + (nl ? 1 : 0);
+	}
+}
+
+void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
+{
+	bool inflight = kl_active(&d->kill.lc);
+	log_warning("%s: the kernel OOM-killed %llu process%s%s", d->path, (unsigned long long)n,
+		    n == 1 ? "" : "es", inflight ? " (while a cgoom victim was dying)" : "");
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, d);
+	cgoom_strbuf_printf(&f, ", \"n\": %llu, \"cgoom_kill_in_flight\": %s", (unsigned long long)n,
+			    inflight ? "true" : "false");
+	event_emit(dm, "kernel_oom_kill", &f);
+	cgoom_strbuf_free(&f);
+	metrics_kernel_oom(dm, d->path, n);
+	metrics_write(dm);
+}
+
+/* ---- confirm ---- */
+
+/* Whether d is still in trouble for ev's trigger, on numbers read now;
+ * *ret_kernel gets the kernel's OOM kills since detection. */
+static bool confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t *ret_kernel)
+{
+	struct domain *d = ev->d;
+	*ret_kernel = 0;
+	if (d->system) {
+		uint64_t v;
+		if (dm->vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
+			*ret_kernel = v - ev->oom_kill0;
+		struct cgoom_meminfo mi;
+		if (system_meminfo(dm, &mi) == 0 &&
+		    cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, NULL))
+			return true;
+		if (ev->kind != CGOOM_TRIGGER_PSI)
+			return false;
+		struct cgoom_psi_sample s;
+		/* still stalling: full total grew since the trigger was seen */
+		return ev->psi0.valid && domain_psi_read(dm, d, daemon_now_us(), &s) == 0 &&
+		       s.total_us > ev->psi0.total_us;
+	}
+	struct cgoom_cgroup_sample s;
+	if (d->dead || domain_sample(dm, d, &s) < 0)
+		return false;
+	if (s.ev.oom_kill > ev->oom_kill0)
+		*ret_kernel = s.ev.oom_kill - ev->oom_kill0;
+	uint64_t u;
+	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s, &d->params) &&
+	    domain_unreclaimable(dm, d, &u) == 0) {
+		s.unreclaim_valid = true;
+		s.unreclaimable = u;
+	}
+	return cgoom_cgroup_confirm(ev->kind, &s, &d->params);
+}
+
+/* ---- reporting (after the signal) ---- */
+
+static void report_trigger(struct daemon *dm, const struct trigger_event *ev)
+{
+	char why[384];
+	trigger_why(dm, ev, why, sizeof(why));
+	metrics_trigger(dm, ev->d->path, ev->kind);
+	log_notice("%s: trigger %s: %s", ev->d->path, cgoom_trigger_name(ev->kind), why);
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, ev->d);
+	cgoom_strbuf_printf(&f, ", \"kind\": \"%s\", \"why\": ", cgoom_trigger_name(ev->kind));
+	cgoom_strbuf_json_string(&f, why);
+	cgoom_strbuf_append(&f, ", ", 2);
+	trigger_fields(ev, &f);
+	event_emit(dm, "trigger", &f);
+	cgoom_strbuf_free(&f);
+}
+
+static void report_cleared(struct daemon *dm, const struct trigger_event *ev, uint64_t kernel)
+{
+	struct domain *d = ev->d;
+	if (kernel)
+		log_notice("%s: trigger %s cleared before acting: the kernel OOM-killed %llu "
+			   "process%s in between; nothing done",
+			   d->path, cgoom_trigger_name(ev->kind), (unsigned long long)kernel,
+			   kernel == 1 ? "" : "es");
+	else
+		log_notice("%s: trigger %s cleared before acting (no kernel OOM kill in between); "
+			   "nothing done", d->path, cgoom_trigger_name(ev->kind));
+	struct cgoom_strbuf c = { 0 };
+	domain_field(&c, d);
+	cgoom_strbuf_printf(&c, ", \"kind\": \"%s\", \"kernel_oom_kills\": %llu",
+			    cgoom_trigger_name(ev->kind), (unsigned long long)kernel);
+	event_emit(dm, "trigger_cleared", &c);
+	cgoom_strbuf_free(&c);
+}
+
+static void report_decision(struct daemon *dm, struct domain *d, struct standby *sb,
+			    struct cgoom_strbuf *json)
+{
+	struct cgoom_strbuf text = { 0 };
+	cgoom_explain_text(&text, &sb->snap, &sb->dec);
+	if (!json->buf)
+		cgoom_explain_json(json, &sb->snap, &sb->dec);
+	log_notice("%s: decision (policy %s):", d->path, cgoom_policy_name(sb->dec.policy));
+	log_lines(CGOOM_LOG_NOTICE, &text);
+	struct cgoom_strbuf e = { 0 };
+	domain_field(&e, d);
+	cgoom_strbuf_printf(&e, ", \"decision\": ");
+	if (json->buf)
+		cgoom_strbuf_append(&e, json->buf, json->len);
+	event_emit(dm, "decision", &e);
+	cgoom_strbuf_free(&e);
+	cgoom_strbuf_free(&text);
+}
+
+static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t0, uint64_t t1,
+			bool from_standby)
+{
+	struct kill_state *k = &d->kill;
+	const struct cgoom_kill_result *res = &k->sb->res;
+	const char *method = res->used_cgroup_kill ? "cgroup.kill" : "pidfd";
+	uint64_t reaction = t1 - t0;
+	struct cgoom_strbuf pl = { 0 };
+	pids_json(&pl, res, true);
+	log_notice("%s: sent %s to %d process%s %s via %s, %llu.%03llu ms after the trigger (%s)",
+		   d->path, sig == SIGKILL ? "SIGKILL" : "SIGTERM", res->n_signalled,
+		   res->n_signalled == 1 ? "" : "es", pl.buf ? pl.buf : "[]", method,
+		   (unsigned long long)(reaction / 1000), (unsigned long long)(reaction % 1000),
+		   from_standby ? "standby decision" : "decided at the trigger");
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, d);
+	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"method\": \"%s\", \"signal\": \"%s\", "
+				"\"policy\": \"%s\", \"reaction_ms\": %llu.%03llu, \"standby\": %s",
+			    pl.buf ? pl.buf : "[]", method, sig == SIGKILL ? "SIGKILL" : "SIGTERM",
+			    cgoom_policy_name(k->policy), (unsigned long long)(reaction / 1000),
+			    (unsigned long long)(reaction % 1000), from_standby ? "true" : "false");
+	event_emit(dm, "kill", &f);
+	cgoom_strbuf_free(&f);
+	cgoom_strbuf_free(&pl);
+	metrics_kill(dm, d->path, k->policy, reaction);
+}
+
+/* ---- the kill ---- */
+
+/* Signals d's standby (then process_mrelease, then the xattr count);
+ * moves it into d->kill; *ret_signal_us: when the signal went out.
+ * Allocates nothing (the standby holds the pidfds, watches and exit
+ * flags). */
+static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
+			     uint64_t *ret_signal_us)
+{
+	struct standby *sb = d->standby;
+	if (sb->xattr_fd >= 0) {
+		int r = sysd_xattr_add(sb->xattr_fd, "user.oomd_ooms", 1);
+		if (r < 0 && r != -EOPNOTSUPP)
+			log_debug("%s: user.oomd_ooms: %s", d->path, strerror(-r));
+	}
+	cgoom_kill_signal(dm->roots.cgroup_fd, sb->scope_path, sb->dec.use_cgroup_kill, sig, &sb->res);
+	*ret_signal_us = daemon_now_us();
+	if (sig == SIGKILL)
+		cgoom_kill_release(&sb->res);
+	if (sb->xattr_fd >= 0 && sb->res.n_signalled > 0)
+		sysd_xattr_add(sb->xattr_fd, "user.oomd_kill", (uint64_t)sb->res.n_signalled);
+	d->standby = NULL;
+	struct kill_state *k = &d->kill;
+	k->sb = sb;
+	k->policy = sb->dec.policy;
+	k->trigger_us = now;
+	dm->kills_started++;
+	if (sb->res.n_signalled == 0)
+		return -ESRCH;
+	for (size_t i = 0; i < sb->res.n_targets; i++) {
+		struct cgoom_kill_target *t = &sb->res.targets[i];
+		sb->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &sb->watches[i] };
+		if (!t->signalled || t->pidfd < 0 ||
+		    epoll_ctl(dm->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) < 0) {
+			sb->exited[i] = true;
+			continue;
+		}
+		k->n_alive++;
+	}
+	struct kl_params p = kl_params_of(dm);
+	kl_step(&k->lc, sig == SIGKILL ? KL_EV_START_KILL : KL_EV_START_TERM, daemon_now_us(), &p);
+	return 0;
+}
+
+static void report_dry_run(struct daemon *dm, struct domain *d, const struct standby *sb)
+{
+	struct cgoom_strbuf p = { 0 };
+	cgoom_strbuf_append(&p, "[", 1);
+	for (size_t i = 0; i < sb->dec.n_pids; i++)
+		cgoom_strbuf_printf(&p, "%s%d", i ? ", " : "", sb->dec.pids[i]);
+	cgoom_strbuf_append(&p, "]", 1);
+	const char *method = sb->dec.use_cgroup_kill ? "cgroup.kill" : "pidfd";
+	log_notice("%s: dry run: would kill %s via %s", d->path, p.buf, method);
+	struct cgoom_strbuf g = { 0 };
+	domain_field(&g, d);
+	cgoom_strbuf_printf(&g, ", \"pids\": %s, \"method\": \"%s\"", p.buf ? p.buf : "[]", method);
+	event_emit(dm, "dry_run", &g);
+	cgoom_strbuf_free(&g);
+	cgoom_strbuf_free(&p);
+}
+
+void daemon_act(struct daemon *dm, const struct trigger_event *ev)
+{
+	struct domain *d = ev->d;
+	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
+		return;
+	uint64_t now = daemon_now_us();
+	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
+	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
+		report_trigger(dm, ev);
+		return;
+	}
+	struct standby *sb = d->standby;
+	uint64_t kernel, t_ready = daemon_now_us();
+	bool ok = confirm(dm, ev, &kernel);
+	uint64_t t_confirmed = daemon_now_us();
+	log_debug("%s: act: detected +%llu us, decision ready +%llu us (%s), confirmed +%llu us",
+		  d->path, (unsigned long long)(now - ev->t0), (unsigned long long)(t_ready - ev->t0),
+		  from_standby ? "standby" : "decided now", (unsigned long long)(t_confirmed - ev->t0));
+	if (!ok) {
+		report_trigger(dm, ev);
+		report_cleared(dm, ev, kernel);
+		standby_drop(d);
+		return;
+	}
+	struct cgoom_strbuf json = { 0 };
+	bool kill_now = sb->ready && !sb->dec.inflight && sb->dec.has_victim && !dm->dry_run;
+	int sig = dm->cfg.term_grace_us > 0 ? SIGTERM : SIGKILL;
+	int kr = -1;
+	uint64_t t1 = 0;
+	if (kill_now) {
+		if (dm->cfg.pre_kill_hook) {
+			cgoom_explain_json(&json, &sb->snap, &sb->dec);
+			if (!json.failed)
+				hook_run(dm, json.buf ? json.buf : "{}", json.len);
+		}
+		kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
+		sb = d->kill.sb; /* moved */
+	}
+	/* everything below runs after the signal */
+	report_trigger(dm, ev);
+	if (kernel)
+		log_notice("%s: the kernel OOM-killed %llu process%s between the trigger and the "
+			   "signal; still in trouble, so cgoom acted too", d->path,
+			   (unsigned long long)kernel, kernel == 1 ? "" : "es");
+	bool clear_after = false;
+	if (kill_now && kr == 0) {
+		report_kill(dm, d, sig, ev->t0, t1, from_standby);
+		if (d->kill.n_alive == 0) { /* all gone already (pidfds not watchable) */
+			struct kl_params p = kl_params_of(dm);
+			kl_step(&d->kill.lc, KL_EV_ALL_EXITED, t1, &p);
+			clear_after = true;
+		}
+		act_arm_deadline(dm);
+	}
+	report_decision(dm, d, sb, &json);
+	cgoom_strbuf_free(&json);
+	if (kill_now && kr < 0) {
+		log_warning("%s: nothing signalled (victims vanished or became protected)", d->path);
+		clear_after = true;
+		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US / 10;
+	} else if (kill_now) {
+		/* signalled: the lifecycle takes it from here */
+	} else if (sb->dec.inflight) {
+		log_notice("%s: waiting for PID %d, killed earlier, to exit", d->path,
+			   sb->dec.inflight_pid);
+	} else if (dm->dry_run && sb->dec.has_victim) {
+		report_dry_run(dm, d, sb);
+		d->cooldown_until_us = daemon_now_us() + dm->cfg.kill_wait_us;
+	} else {
+		log_warning("%s: no victim: %s", d->path,
+			    sb->dec.has_victim ? "every victim process vanished or is protected"
+					       : sb->dec.reason);
+		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US;
+	}
+	if (clear_after)
+		kill_state_clear(dm, d);
+	if (!kill_now)
+		standby_drop(d);
+	metrics_write(dm);
+}
+
+/* ---- the lifecycle's events ---- */
+
+static void kill_done(struct daemon *dm, struct domain *d, uint64_t now)
+{
+	struct kill_state *k = &d->kill;
+	uint64_t ms = (now - k->lc.signal_us) / 1000;
+	struct cgoom_strbuf pl = { 0 };
+	pids_json(&pl, &k->sb->res, true);
+	log_notice("%s: victim%s %s exited %llu ms after the signal", d->path,
+		   k->sb->res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
+		   (unsigned long long)ms);
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, d);
+	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"exit_ms\": %llu", pl.buf ? pl.buf : "[]",
+			    (unsigned long long)ms);
+	event_emit(dm, "victim_exit", &f);
+	cgoom_strbuf_free(&f);
+	cgoom_strbuf_free(&pl);
+	kill_state_clear(dm, d);
+	/* what rose while the victim died is spent */
+	struct cgoom_cgroup_sample s;
+	if (!d->system && !d->dead && domain_sample(dm, d, &s) == 0) {
+		d->sample = s;
+		cgoom_cgroup_baseline(&d->trig, &s);
+	}
+	act_arm_deadline(dm);
+	metrics_write(dm);
+}
+
+void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now)
+{
+	struct kill_state *k = &w->d->kill;
+	if (!kl_active(&k->lc) || w->target >= k->sb->res.n_targets || k->sb->exited[w->target])
+		return;
+	k->sb->exited[w->target] = true;
+	epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->sb->res.targets[w->target].pidfd, NULL);
+	if (--k->n_alive > 0)
+		return;
+	struct kl_params p = kl_params_of(dm);
+	if (kl_step(&k->lc, KL_EV_ALL_EXITED, now, &p) == KL_ACT_REPORT_EXIT)
+		kill_done(dm, w->d, now);
+}
+
+static void escalate(struct daemon *dm, struct domain *d)
+{
+	struct kill_state *k = &d->kill;
+	struct standby *sb = k->sb;
+	int n = 0;
+	const char *method = "pidfd";
+	if (sb->dec.use_cgroup_kill && sb->scope_path &&
+	    cgoom_cgroup_kill_write(dm->roots.cgroup_fd, sb->scope_path) == 0) {
+		method = "cgroup.kill";
+		n = (int)k->n_alive;
+	} else {
+		for (size_t i = 0; i < sb->res.n_targets; i++) {
+			int fd = sb->res.targets[i].pidfd;
+			if (sb->exited[i] || fd < 0)
+				continue;
+			if (cgoom_pidfd_send_signal(fd, SIGKILL) == 0) {
+				cgoom_process_mrelease(fd);
+				n++;
+			}
+		}
+	}
+	log_notice("%s: term_grace over: SIGKILL to %d process%s still alive, via %s", d->path, n,
+		   n == 1 ? "" : "es", method);
+	struct cgoom_strbuf f = { 0 };
+	domain_field(&f, d);
+	cgoom_strbuf_printf(&f, ", \"signal\": \"SIGKILL\", \"method\": \"%s\", \"n\": %d, "
+				"\"after_term_ms\": %llu",
+			    method, n, (unsigned long long)((daemon_now_us() - k->lc.signal_us) / 1000));
+	event_emit(dm, "kill_escalate", &f);
+	cgoom_strbuf_free(&f);
+}
+
+void act_deadline(struct daemon *dm, uint64_t now)
+{
+	struct kl_params p = kl_params_of(dm);
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		struct kill_state *k = &d->kill;
+		/* at most two steps: SIGKILL after the grace, then giving up */
+		for (int step = 0; step < 2 && kl_active(&k->lc); step++) {
+			enum kl_action a = kl_step(&k->lc, KL_EV_TICK, now, &p);
+			if (a == KL_ACT_SIGKILL) {
+				escalate(dm, d);
+			} else if (a == KL_ACT_REPORT_TIMEOUT) {
+				log_warning("%s: %zu victim%s still alive %llu ms after the signal; "
+					    "moving on", d->path, k->n_alive, k->n_alive == 1 ? "" : "s",
+					    (unsigned long long)((now - k->lc.signal_us) / 1000));
+				struct cgoom_strbuf f = { 0 };
+				domain_field(&f, d);
+				cgoom_strbuf_printf(&f, ", \"alive\": %zu", k->n_alive);
+				event_emit(dm, "kill_timeout", &f);
+				cgoom_strbuf_free(&f);
+				kill_state_clear(dm, d);
+			} else {
+				break;
+			}
+		}
+	}
+	act_arm_deadline(dm);
+}

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The standby decision (SPEC 6): while a domain approaches its line the
+ * daemon keeps the decision ready: a fresh snapshot, the victim chosen,
+ * its pidfds opened and verified against the snapshot's start times,
+ * the watches for its exit allocated. When the line is crossed, acting
+ * costs a re-validation of those pidfds and a signal, and allocates
+ * nothing.
+ *
+ * A standby is made again when it may be stale. Its victim led the
+ * runner-up by `lead` bytes of score (standby_lead); growth of the
+ * domain since the decision by more than that could have changed the
+ * ranking (if nothing shrank meanwhile). On the way to the line it is
+ * refreshed when the level moved by half the lead or it is older than
+ * STANDBY_MAX_AGE_US (stale), except when the line is closer than four
+ * preparations' time (the loop samples nothing while it prepares). At
+ * the crossing it is used when no kill happened since anywhere (the
+ * in-flight set changed), its targets re-validate (none exited, was
+ * reused or became protected) and either it is not stale or a ranking
+ * re-check proves the victim still leads: the victim's footprint read
+ * now from its memory.stat against each rival's memory.current +
+ * memory.swap.current, upper bounds of their footprints (read through
+ * fds opened when the standby was made). Otherwise the decision is made
+ * again right there. Dropped when the domain goes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "log.h"
+
+#define STANDBY_MAX_AGE_US 5000000ULL
+
+enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, uint64_t now_us,
+			      uint64_t level_now, uint64_t kills_now, const struct standby_limits *l)
+{
+	if (domain_dead)
+		return SB_DROP;
+	if (!v->present || !v->ready || v->n_skipped > 0)
+		return SB_REDECIDE;
+	if (kills_now != v->kills_at || now_us < v->decided_us)
+		return SB_REDECIDE;
+	if (now_us - v->decided_us > l->max_age_us)
+		return SB_STALE;
+	uint64_t moved = level_now > v->level_at ? level_now - v->level_at : v->level_at - level_now;
+	if (moved > l->level_delta)
+		return SB_STALE;
+	return SB_USE;
+}
+
+bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_decision *b)
+{
+	if (a->has_victim != b->has_victim || a->inflight != b->inflight)
+		return false;
+	if (!a->has_victim)
+		return true;
+	if (a->n_pids != b->n_pids || a->use_cgroup_kill != b->use_cgroup_kill)
+		return false;
+	return a->n_pids == 0 || memcmp(a->pids, b->pids, a->n_pids * sizeof(*a->pids)) == 0;
+}
+
+uint64_t standby_lead(const struct cgoom_decision *dec)
+{
+	if (!dec->has_victim || dec->victim < 0 || (size_t)dec->victim >= dec->n_candidates)
+		return 0;
+	const struct cgoom_candidate *v = &dec->candidates[dec->victim];
+	for (size_t i = (size_t)dec->victim + 1; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		if (!c->eligible)
+			continue;
+		if (c->pref != v->pref)
+			return UINT64_MAX; /* a lower tier: growth cannot lift it */
+		return v->score > c->score ? (uint64_t)(v->score - c->score) : 0;
+	}
+	return UINT64_MAX; /* no rival */
+}
+
+struct standby_limits standby_limits_of(const struct standby *sb, bool crossing)
+{
+	uint64_t lead = sb ? sb->lead : 0;
+	/* on the way, refreshed every half lead; at the crossing, usable
+	 * while the growth since could not have closed the lead */
+	struct standby_limits l = { .level_delta = crossing ? lead : lead / 2,
+				    .max_age_us = STANDBY_MAX_AGE_US };
+	return l;
+}
+
+bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (rivals[i].score_upper > victim_now ||
+		    (rivals[i].score_upper == victim_now && rivals[i].ahead))
+			return false;
+	return true;
+}
+
+static void rank_fds_free(struct standby *sb)
+{
+	for (size_t i = 0; i < sb->n_rank_fds; i++) {
+		if (sb->rank_fds[i].current_fd >= 0)
+			close(sb->rank_fds[i].current_fd);
+		if (sb->rank_fds[i].swap_fd >= 0)
+			close(sb->rank_fds[i].swap_fd);
+	}
+	free(sb->rank_fds);
+	free(sb->rank_buf);
+	sb->rank_fds = NULL;
+	sb->rank_buf = NULL;
+	sb->n_rank_fds = 0;
+}
+
+#define RANK_MAX_RIVALS 32
+
+/* Opens what the ranking re-check reads: the victim entity's memory.stat
+ * and memory.swap.current, each rival's memory.current and
+ * memory.swap.current. Only for cgroup entities (leaf, tree) with at most
+ * RANK_MAX_RIVALS eligible rivals in the victim's tier; else none (the
+ * crossing then re-decides when stale). */
+static void rank_fds_open(struct daemon *dm, struct standby *sb)
+{
+	const struct cgoom_decision *dec = &sb->dec;
+	const struct cgoom_candidate *v = &dec->candidates[dec->victim];
+	if (v->kind != CGOOM_KIND_LEAF && v->kind != CGOOM_KIND_TREE)
+		return;
+	size_t n = 1;
+	for (size_t i = 0; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		if ((int)i == dec->victim || !c->eligible || c->pref != v->pref)
+			continue;
+		if ((c->kind != CGOOM_KIND_LEAF && c->kind != CGOOM_KIND_TREE) || n > RANK_MAX_RIVALS)
+			return;
+		n++;
+	}
+	sb->rank_fds = calloc(n, sizeof(*sb->rank_fds));
+	sb->rank_buf = calloc(n, sizeof(*sb->rank_buf));
+	if (!sb->rank_fds || !sb->rank_buf) {
+		rank_fds_free(sb);
+		return;
+	}
+	for (size_t i = 0, k = 1; i < dec->n_candidates; i++) {
+		const struct cgoom_candidate *c = &dec->candidates[i];
+		bool victim = (int)i == dec->victim;
+		if (!victim && (!c->eligible || c->pref != v->pref))
+			continue;
+		struct rank_fds *f = &sb->rank_fds[victim ? 0 : k++];
+		sb->n_rank_fds++;
+		f->current_fd = f->swap_fd = -1;
+		f->bias_term = c->score - (int64_t)c->footprint;
+		f->ahead = c->order < v->order;
+		int dfd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, sb->snap.cgroups[c->cgroup].path);
+		if (dfd < 0)
+			break;
+		f->current_fd = openat(dfd, victim ? "memory.stat" : "memory.current",
+				       O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		f->swap_fd = openat(dfd, "memory.swap.current", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		close(dfd);
+		if (f->current_fd < 0)
+			break;
+	}
+	if (sb->n_rank_fds != n || sb->rank_fds[sb->n_rank_fds - 1].current_fd < 0)
+		rank_fds_free(sb);
+}
+
+static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
+{
+	size_t len;
+	*ret = 0;
+	if (fd < 0)
+		return 0; /* no swap accounting: nothing swapped */
+	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
+}
+
+bool standby_rank_ok(struct daemon *dm, struct standby *sb)
+{
+	if (!sb || !sb->rank_fds)
+		return false;
+	const struct rank_fds *v = &sb->rank_fds[0];
+	size_t len;
+	struct cgoom_unreclaim u;
+	uint64_t swap;
+	if (daemon_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
+	    cgoom_parse_unreclaim(dm->buf, len, &u) < 0 || reread_u64(dm, v->swap_fd, &swap) < 0)
+		return false;
+	/* the footprint's own parts (SPEC 4), read now */
+	uint64_t fp = u.anon_lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
+	int64_t victim_now = (int64_t)(fp > INT64_MAX / 2 ? INT64_MAX / 2 : fp) + v->bias_term;
+	for (size_t i = 1; i < sb->n_rank_fds; i++) {
+		const struct rank_fds *f = &sb->rank_fds[i];
+		uint64_t cur, sw;
+		if (reread_u64(dm, f->current_fd, &cur) < 0 || reread_u64(dm, f->swap_fd, &sw) < 0)
+			return false;
+		uint64_t up = cur + sw;
+		sb->rank_buf[i - 1] = (struct rank_bound){
+			.score_upper = (int64_t)(up > INT64_MAX / 2 ? INT64_MAX / 2 : up) + f->bias_term,
+			.ahead = f->ahead,
+		};
+	}
+	return standby_rank_holds(victim_now, sb->rank_buf, sb->n_rank_fds - 1);
+}
+
+void standby_free(struct standby *sb)
+{
+	if (!sb)
+		return;
+	rank_fds_free(sb);
+	cgoom_kill_result_free(&sb->res);
+	if (sb->xattr_fd >= 0)
+		close(sb->xattr_fd);
+	free(sb->watches);
+	free(sb->exited);
+	if (sb->have_snap)
+		cgoom_snapshot_free(&sb->snap);
+	cgoom_reader_free(sb->rd);
+	cgoom_decision_free(&sb->dec);
+	free(sb->inflight);
+	free(sb);
+}
+
+void standby_drop(struct domain *d)
+{
+	standby_free(d->standby);
+	d->standby = NULL;
+}
+
+/* The PIDs of victims still dying anywhere: the engine waits for them. */
+static int set_inflight(struct daemon *dm, struct standby *sb)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		const struct kill_state *k = &dm->domains[i]->kill;
+		if (kl_active(&k->lc))
+			n += k->sb->res.n_targets;
+	}
+	sb->inflight = n ? calloc(n, sizeof(*sb->inflight)) : NULL;
+	if (n && !sb->inflight)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		const struct kill_state *k = &dm->domains[i]->kill;
+		for (size_t t = 0; kl_active(&k->lc) && t < k->sb->res.n_targets; t++)
+			if (!k->sb->exited[t])
+				sb->inflight[n++] = k->sb->res.targets[t].pid;
+	}
+	sb->snap.inflight = sb->inflight;
+	sb->snap.n_inflight = n;
+	return 0;
+}
+
+/* The cgroup whose user.oomd_* xattrs record the kill: the kill scope, or
+ * the victim process's own cgroup. */
+static const char *xattr_cgroup(const struct standby *sb)
+{
+	if (sb->scope_path)
+		return sb->scope_path;
+	for (size_t i = 0; i < sb->snap.n_procs; i++)
+		if (sb->snap.procs[i].pid == sb->dec.victim_pid) {
+			int c = sb->snap.procs[i].cgroup;
+			if (c >= 0 && (size_t)c < sb->snap.n_cgroups)
+				return sb->snap.cgroups[c].path;
+		}
+	return NULL;
+}
+
+static int decide(struct daemon *dm, struct domain *d, struct standby *sb)
+{
+	int r = cgoom_snapshot_read_lazy(&dm->roots, &sb->snap, &sb->rd);
+	if (r < 0) {
+		log_error("%s: reading the snapshot: %s", d->path, strerror(-r));
+		return r;
+	}
+	sb->have_snap = true;
+	r = cgoom_settings_resolve(&sb->snap, &dm->cfg);
+	int idx = r < 0 ? r : cgoom_snapshot_find(&sb->snap, d->path);
+	if (idx < 0) {
+		log_warning("%s: not in the fresh snapshot (%s)", d->path, strerror(-idx));
+		return idx;
+	}
+	r = set_inflight(dm, sb);
+	if (r == 0)
+		r = cgoom_select_lazy(sb->rd, &sb->snap, idx, &sb->dec);
+	if (r < 0) {
+		log_error("%s: selecting: %s", d->path, strerror(-r));
+		return r;
+	}
+	if (!sb->dec.has_victim || sb->dec.inflight)
+		return 0;
+	if (sb->dec.scope >= 0 && (size_t)sb->dec.scope < sb->snap.n_cgroups)
+		sb->scope_path = sb->snap.cgroups[sb->dec.scope].path;
+	if (dm->dry_run || !dm->live)
+		return 0; /* nothing will be signalled: no pidfds to hold */
+	r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &sb->res);
+	if (r < 0) {
+		log_error("%s: preparing the kill: %s", d->path, strerror(-r));
+		return r;
+	}
+	size_t n = sb->res.n_targets;
+	sb->watches = calloc(n, sizeof(*sb->watches));
+	sb->exited = calloc(n, sizeof(*sb->exited));
+	if (!sb->watches || !sb->exited)
+		return -ENOMEM;
+	const char *xc = dm->live && !dm->dry_run ? xattr_cgroup(sb) : NULL;
+	if (xc)
+		sb->xattr_fd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, xc);
+	sb->skipped_at = sb->res.n_skipped;
+	sb->ready = sb->res.n_skipped < sb->res.n_targets;
+	if (sb->ready)
+		rank_fds_open(dm, sb);
+	return 0;
+}
+
+int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+{
+	struct standby *sb = calloc(1, sizeof(*sb));
+	if (!sb)
+		return -ENOMEM;
+	sb->xattr_fd = -1;
+	cgoom_decision_init(&sb->dec);
+	int r = decide(dm, d, sb);
+	if (r < 0) {
+		standby_free(sb);
+		return r;
+	}
+	uint64_t cost = daemon_now_us() - now;
+	/* a slowly decaying maximum: one fast preparation after a slow one
+	 * must not make the next look cheap */
+	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost
+							 : dm->prepare_cost_us - dm->prepare_cost_us / 16;
+	sb->lead = standby_lead(&sb->dec);
+	sb->decided_us = now;
+	sb->level_at = level;
+	sb->kills_at = dm->kills_started;
+	if (d->standby && !standby_same_victim(&d->standby->dec, &sb->dec))
+		log_info("%s: standby: the ranking changed; new victim PID %d", d->path,
+			 sb->dec.has_victim ? sb->dec.victim_pid : 0);
+	else if (!d->standby && sb->dec.has_victim)
+		log_debug("%s: standby: victim PID %d ready", d->path, sb->dec.victim_pid);
+	standby_drop(d);
+	d->standby = sb;
+	return 0;
+}
+
+enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			      bool crossing)
+{
+	struct standby *sb = d->standby;
+	struct standby_view v = { .present = sb != NULL };
+	if (sb) {
+		if (sb->ready)
+			cgoom_kill_revalidate(dm->roots.proc_fd, sb->snap.self_pid, &sb->res);
+		v.ready = sb->ready;
+		v.decided_us = sb->decided_us;
+		v.level_at = sb->level_at;
+		v.kills_at = sb->kills_at;
+		v.n_skipped = sb->res.n_skipped - sb->skipped_at;
+	}
+	struct standby_limits l = standby_limits_of(sb, crossing);
+	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
+	/* at the crossing, a stale standby whose victim provably still leads
+	 * is as good as a new decision, and much faster */
+	if (vd == SB_STALE && crossing && standby_rank_ok(dm, sb)) {
+		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
+		return SB_USE;
+	}
+	return vd;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Living with systemd (SPEC 6):
+ *  - the systemd-oomd protocol: before killing in a cgroup, increment its
+ *    user.oomd_ooms xattr; after, user.oomd_kill by the number killed. PID
+ *    1 (systemd >= 248) watches them and records the unit's result as
+ *    oom-kill (then applies OOMPolicy=). Written before the SIGKILL, while
+ *    the cgroup still exists (shared/VM.md: written after, the unit's
+ *    cgroup is gone and the Result is `signal`).
+ *  - two killers: systemd-oomd acting on the same cgroups as cgoom would
+ *    make two userspace OOM killers race; cgoom warns at start.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "log.h"
+
+int sysd_xattr_add(int fd, const char *name, uint64_t n)
+{
+	char buf[32];
+	uint64_t v = 0;
+	ssize_t len = fgetxattr(fd, name, buf, sizeof(buf) - 1);
+	if (len < 0 && errno != ENODATA)
+		return -errno;
+	if (len > 0) {
+		buf[len] = '\0';
+		int64_t old;
+		/* a malformed value restarts the count rather than blocking it */
+		if (cgoom_parse_int(buf, (size_t)len, 0, INT64_MAX, &old) == 0)
+			v = (uint64_t)old;
+	}
+	v = v > UINT64_MAX - n ? UINT64_MAX : v + n;
+	int k = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	if (fsetxattr(fd, name, buf, (size_t)k, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Whether a process named systemd-oomd runs under the proc root. */
+static bool oomd_process(struct daemon *dm)
+{
+	int fd = openat(dm->roots.proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	DIR *dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return false;
+	}
+	bool found = false;
+	struct dirent *de;
+	while (!found && (de = readdir(dir))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "%s/comm", de->d_name);
+		int c = openat(dm->roots.proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (c < 0)
+			continue;
+		char comm[32];
+		ssize_t n = read(c, comm, sizeof(comm) - 1);
+		close(c);
+		if (n <= 0)
+			continue;
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		found = strcmp(comm, "systemd-oomd") == 0;
+	}
+	closedir(dir);
+	return found;
+}
+
+bool sysd_warn_oomd(struct daemon *dm)
+{
+	bool proc = oomd_process(dm);
+	/* the runtime directory only counts for the live system: a fixture's
+	 * proc root says nothing about this machine's /run */
+	struct stat st;
+	bool run = dm->live && stat("/run/systemd/oom", &st) == 0 && S_ISDIR(st.st_mode) &&
+		   stat("/run/systemd/oom/io.systemd.ManagedOOM", &st) == 0;
+	if (!proc && !run)
+		return false;
+	log_warning("systemd-oomd is active (%s): two userspace OOM killers would race for the "
+		    "same cgroups, each acting on its own rules; stop and mask systemd-oomd "
+		    "(systemctl mask --now systemd-oomd) or run cgoom --dry-run beside it",
+		    proc ? "a systemd-oomd process is running" : "/run/systemd/oom/io.systemd.ManagedOOM exists");
+	return true;
+}

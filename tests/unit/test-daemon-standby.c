@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The standby decision (src/daemon/standby.c) and the kill steps it
+ * relies on (cgoom_kill_prepare / _revalidate / _signal in
+ * src/shared/kill.c): when a kept decision may be used at the crossing,
+ * and what makes it stale: the victim exits, its PID is reused, the
+ * ranking changes, the cgroup is removed; never a second victim.
+ * Processes are this test's own children under the real /proc; nothing
+ * else is ever signalled.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "tap.h"
+
+#define MiB (1ULL << 20)
+
+/* ---- the judge ---- */
+
+static const struct standby_limits lim = { .level_delta = 8 * MiB, .max_age_us = 1000000 };
+
+static struct standby_view fresh(void)
+{
+	return (struct standby_view){ .present = true, .ready = true, .decided_us = 1000,
+				      .level_at = 600 * MiB, .kills_at = 3 };
+}
+
+static void test_judge_use(void)
+{
+	struct standby_view v = fresh();
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
+	/* moved within the limit, either way */
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 608 * MiB, 3, &lim), SB_USE);
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 592 * MiB, 3, &lim), SB_USE);
+}
+
+static void test_judge_cgroup_removed(void)
+{
+	struct standby_view v = fresh();
+	CHECK_EQ_INT(standby_judge(&v, true, 2000, 600 * MiB, 3, &lim), SB_DROP);
+	v.present = false;
+	CHECK_EQ_INT(standby_judge(&v, true, 2000, 600 * MiB, 3, &lim), SB_DROP);
+}
+
+static void test_judge_redecide(void)
+{
+	struct standby_view v = fresh();
+	v.present = false;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	v = fresh();
+	v.ready = false; /* no victim, or every target failed verification */
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	v = fresh();
+	v.n_skipped = 1; /* a target exited, was reused or became protected */
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	v = fresh();
+	/* a kill happened since (the in-flight set changed): never reuse */
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 4, &lim), SB_REDECIDE);
+	/* the clock went backwards */
+	CHECK_EQ_INT(standby_judge(&v, false, 999, 600 * MiB, 3, &lim), SB_REDECIDE);
+}
+
+static void test_judge_stale(void)
+{
+	struct standby_view v = fresh();
+	/* the level moved more than the limit: the ranking may have changed */
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 609 * MiB, 3, &lim), SB_STALE);
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 591 * MiB, 3, &lim), SB_STALE);
+	/* too old */
+	CHECK_EQ_INT(standby_judge(&v, false, 1001001, 600 * MiB, 3, &lim), SB_STALE);
+	CHECK_EQ_INT(standby_judge(&v, false, 1001000, 600 * MiB, 3, &lim), SB_USE);
+}
+
+/* ---- the ranking ---- */
+
+static struct cgoom_candidate cand(enum cgoom_kind kind, int64_t score, enum cgoom_pref pref,
+				   bool eligible, int order)
+{
+	return (struct cgoom_candidate){ .kind = kind, .score = score, .footprint = (uint64_t)score,
+					 .pref = pref, .eligible = eligible, .order = order };
+}
+
+static void test_lead(void)
+{
+	struct cgoom_candidate c[4] = {
+		cand(CGOOM_KIND_TREE, 300 * MiB, CGOOM_PREF_NONE, true, 2),
+		cand(CGOOM_KIND_LEAF, 250 * MiB, CGOOM_PREF_NONE, true, 1),
+		cand(CGOOM_KIND_LEAF, 100 * MiB, CGOOM_PREF_NONE, true, 3),
+		cand(CGOOM_KIND_LEAF, 900 * MiB, CGOOM_PREF_NONE, false, 4),
+	};
+	struct cgoom_decision d = { .candidates = c, .n_candidates = 4, .has_victim = true,
+				    .victim = 0 };
+	CHECK_EQ_U64(standby_lead(&d), 50 * MiB);
+	/* the runner-up in a lower tier cannot catch up by growing */
+	c[1].pref = CGOOM_PREF_AVOID;
+	c[2].pref = CGOOM_PREF_AVOID;
+	CHECK_EQ_U64(standby_lead(&d), UINT64_MAX);
+	/* a tie: no lead */
+	c[1].pref = CGOOM_PREF_NONE;
+	c[1].score = 300 * MiB;
+	CHECK_EQ_U64(standby_lead(&d), 0);
+	/* no rival at all, no victim */
+	d.n_candidates = 1;
+	CHECK_EQ_U64(standby_lead(&d), UINT64_MAX);
+	d.has_victim = false;
+	CHECK_EQ_U64(standby_lead(&d), 0);
+}
+
+static void test_limits_from_lead(void)
+{
+	struct standby sb = { .lead = 50 * MiB };
+	struct standby_limits a = standby_limits_of(&sb, false), c = standby_limits_of(&sb, true);
+	/* refreshed at half the lead on the way, used up to the whole lead */
+	CHECK_EQ_U64(a.level_delta, 25 * MiB);
+	CHECK_EQ_U64(c.level_delta, 50 * MiB);
+	CHECK(c.max_age_us == a.max_age_us);
+	CHECK_EQ_U64(standby_limits_of(NULL, true).level_delta, 0);
+}
+
+static void test_rank_holds(void)
+{
+	struct rank_bound r[2] = { { .score_upper = 250 * MiB, .ahead = true },
+				   { .score_upper = 100 * MiB, .ahead = false } };
+	CHECK(standby_rank_holds(300 * MiB, r, 2));
+	/* a rival grew past the victim: the ranking changed */
+	r[1].score_upper = 301 * MiB;
+	CHECK(!standby_rank_holds(300 * MiB, r, 2));
+	/* a tie goes to whoever comes first in the walk */
+	r[1].score_upper = 300 * MiB;
+	CHECK(standby_rank_holds(300 * MiB, r, 2));
+	r[0].score_upper = 300 * MiB;
+	CHECK(!standby_rank_holds(300 * MiB, r, 2));
+	/* the victim shrank below a rival */
+	r[0].score_upper = 250 * MiB;
+	r[1].score_upper = 100 * MiB;
+	CHECK(!standby_rank_holds(200 * MiB, r, 2));
+	CHECK(standby_rank_holds(0, r, 0));
+}
+
+static void test_same_victim(void)
+{
+	int p1[] = { 10, 11 }, p2[] = { 10, 12 };
+	struct cgoom_decision a = { .has_victim = true, .pids = p1, .n_pids = 2 };
+	struct cgoom_decision b = a;
+	CHECK(standby_same_victim(&a, &b));
+	b.pids = p2;
+	CHECK(!standby_same_victim(&a, &b));
+	b.pids = p1;
+	b.n_pids = 1;
+	CHECK(!standby_same_victim(&a, &b));
+	b.n_pids = 2;
+	b.use_cgroup_kill = true;
+	CHECK(!standby_same_victim(&a, &b));
+	struct cgoom_decision none1 = { 0 }, none2 = { 0 };
+	CHECK(standby_same_victim(&none1, &none2));
+	CHECK(!standby_same_victim(&a, &none1));
+}
+
+/* ---- the prepared kill, on our own children ---- */
+
+#define MAX_CHILDREN 8
+static pid_t g_children[MAX_CHILDREN];
+
+static pid_t spawn(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;)
+			pause();
+	}
+	for (int i = 0; pid > 0 && i < MAX_CHILDREN; i++)
+		if (!g_children[i]) {
+			g_children[i] = pid;
+			break;
+		}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	for (int i = 0; i < MAX_CHILDREN; i++)
+		if (g_children[i] == pid) {
+			g_children[i] = 0;
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+}
+
+static uint64_t starttime_of(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	struct cgoom_pid_stat ps;
+	return cgoom_parse_pid_stat(buf, (size_t)n, &ps) == 0 ? ps.starttime : 0;
+}
+
+struct kcase {
+	struct cgoom_cgroup cg;
+	struct cgoom_process procs[2];
+	int pids[2];
+	struct cgoom_snapshot s;
+	struct cgoom_decision d;
+};
+
+static void kcase_init(struct kcase *k, const pid_t *pids, size_t n)
+{
+	memset(k, 0, sizeof *k);
+	k->cg.path = (char *)"/";
+	k->cg.name = "";
+	k->cg.parent = -1;
+	k->s.cgroups = &k->cg;
+	k->s.n_cgroups = 1;
+	k->s.procs = k->procs;
+	k->s.n_procs = n;
+	k->s.self_pid = getpid();
+	for (size_t i = 0; i < n; i++) {
+		k->procs[i].pid = pids[i];
+		k->procs[i].starttime = starttime_of(pids[i]);
+		k->pids[i] = pids[i];
+	}
+	k->d.has_victim = true;
+	k->d.victim_pid = pids[0];
+	k->d.scope = -1;
+	k->d.pids = k->pids;
+	k->d.n_pids = n;
+}
+
+static bool alive(pid_t pid)
+{
+	return waitpid(pid, NULL, WNOHANG) == 0;
+}
+
+static int proc_fd(void)
+{
+	return open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void test_prepared_victim_exits(void)
+{
+	pid_t pid = spawn();
+	CHECK(pid > 0);
+	struct kcase k;
+	kcase_init(&k, &pid, 1);
+	int pfd = proc_fd();
+	struct cgoom_kill_result res;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 0);
+	CHECK(res.targets[0].pidfd >= 0 && !res.targets[0].signalled);
+	/* still there: re-validation keeps it */
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	/* the victim exits between standby and crossing (reaped: its PID is free) */
+	reap(pid);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 1);
+	CHECK(res.targets[0].skipped && res.targets[0].pidfd < 0);
+	CHECK_EQ_INT(res.targets[0].err, -ESRCH);
+	/* the judge then re-decides */
+	struct standby_view v = fresh();
+	v.n_skipped = res.n_skipped;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	/* and signalling what is left signals nothing */
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
+	CHECK_EQ_INT(res.n_signalled, 0);
+	cgoom_kill_result_free(&res);
+	close(pfd);
+}
+
+static void test_prepared_pid_reused(void)
+{
+	pid_t pid = spawn();
+	CHECK(pid > 0);
+	struct kcase k;
+	kcase_init(&k, &pid, 1);
+	int pfd = proc_fd();
+	struct cgoom_kill_result res;
+	/* reused before the standby was made: skipped at once, never signalled */
+	k.procs[0].starttime += 1;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 1);
+	CHECK(res.targets[0].skipped && res.targets[0].pidfd < 0);
+	cgoom_kill_result_free(&res);
+	/* reused after: the start time re-read at the crossing differs */
+	k.procs[0].starttime -= 1;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 0);
+	res.targets[0].starttime += 1; /* what the PID now holds is another process */
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 1);
+	CHECK_EQ_INT(res.targets[0].err, -ESRCH);
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
+	CHECK_EQ_INT(res.n_signalled, 0);
+	usleep(50 * 1000);
+	CHECK(alive(pid));
+	cgoom_kill_result_free(&res);
+	close(pfd);
+	reap(pid);
+}
+
+static void test_prepared_kill_once(void)
+{
+	pid_t pids[2] = { spawn(), spawn() };
+	CHECK(pids[0] > 0 && pids[1] > 0);
+	struct kcase k;
+	kcase_init(&k, pids, 1); /* the decision names pids[0] only */
+	k.s.n_procs = 2;
+	k.procs[1].pid = pids[1];
+	k.procs[1].starttime = starttime_of(pids[1]);
+	int pfd = proc_fd();
+	struct cgoom_kill_result res;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
+	CHECK_EQ_INT(res.n_signalled, 1);
+	CHECK(res.targets[0].signalled);
+	struct pollfd p = { .fd = res.targets[0].pidfd, .events = POLLIN };
+	CHECK(poll(&p, 1, 5000) == 1);
+	/* a second signal call on the same result signals nobody again */
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
+	CHECK_EQ_INT(res.n_signalled, 1);
+	/* re-validation leaves signalled targets alone */
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	usleep(50 * 1000);
+	CHECK(alive(pids[1])); /* never a second victim */
+	cgoom_kill_result_free(&res);
+	close(pfd);
+	reap(pids[0]);
+	reap(pids[1]);
+}
+
+static void test_prepared_self_refused(void)
+{
+	pid_t self = getpid();
+	struct kcase k;
+	kcase_init(&k, &self, 1);
+	int pfd = proc_fd();
+	struct cgoom_kill_result res;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 1);
+	CHECK_EQ_INT(res.targets[0].err, -EPERM);
+	cgoom_kill_result_free(&res);
+	struct cgoom_decision none = { 0 };
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &none, &res), -EINVAL);
+	close(pfd);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_judge_use),
+		TAP(test_judge_cgroup_removed),
+		TAP(test_judge_redecide),
+		TAP(test_judge_stale),
+		TAP(test_lead),
+		TAP(test_limits_from_lead),
+		TAP(test_rank_holds),
+		TAP(test_same_victim),
+		TAP(test_prepared_victim_exits),
+		TAP(test_prepared_pid_reused),
+		TAP(test_prepared_kill_once),
+		TAP(test_prepared_self_refused),
+		{ 0 },
+	});
+}
