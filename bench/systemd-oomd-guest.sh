@@ -55,15 +55,23 @@ tool_stop() {
 	TPID=
 }
 tool_alive() { [ "$(systemctl is-active systemd-oomd.service)" = active ]; }
+# killer attribution: systemd-oomd logs the cgroup it killed, not a pid;
+# a kill line in its journal during the repetition counts (the kernel's
+# own kills, by pid, still win in run_rep).
+sdo_killed() {
+	journalctl -q --no-pager -u systemd-oomd.service --since "$SINCE" -o cat 2>/dev/null | grep -q -i 'killed'
+}
+tool_killed_systemd-oomd() { sdo_killed; }
+tool_killed_systemd-oomd-tuned() { sdo_killed; }
 
-: "${REPS:=5}" "${IDLE:=60}" "${SCENS:=a b bg c}" "${RATES:=50 200 1000}"
-: "${B_RATE:=100}" "${C_RATE:=50}"
+: "${REPS:=5}" "${IDLE:=60}" "${SCENS:=a b bg b2 c}" "${RATES:=50 200 1000}"
+: "${B_RATE:=100}" "${C_RATE:=50}" "${BAND_KB:=65536}" "${MON_US:=1000}"
 MT=$(mem_kb MemTotal)
 THR_KB=$((MT / 20))
 probe_start
 for TOOL in $VARIANTS; do
 	sdo_conf "$TOOL"
-	out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE guest=systemd-$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
+	out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE band_kb=$BAND_KB mon_us=$MON_US guest=systemd-$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p')"
 	for s in $SCENS; do
 		t0=$(now_ns)
 		scen_$s

@@ -61,7 +61,11 @@ one_case() {
 	[ -s "$HOGS" ] && grep -q testmunch "$HOGS" || dead=$(echo "$dead" | sed 's/testmunch//; s/  */ /g; s/ $//')
 	by=
 	[ "$killer" = cgoom ] && cg_journal notice | grep -q "$W: sent" && by="$by cgoom"
-	[ "$killer" = systemd-oomd ] && journalctl -q --no-pager -u systemd-oomd --since "$SD_SINCE" -o cat | grep -q -i 'kill' && by="$by systemd-oomd"
+	if [ "$killer" = systemd-oomd ]; then
+		journalctl -q --no-pager -u systemd-oomd --since "$SD_SINCE" -o cat | grep -i 'kill' > "$VM_TMP/oomd.kills"
+		[ -s "$VM_TMP/oomd.kills" ] && by="$by systemd-oomd"
+		while IFS= read -r l; do diag "  $case: systemd-oomd: $l"; done < "$VM_TMP/oomd.kills"
+	fi
 	[ "$ok1" -gt "$ok0" ] && by="$by kernel($((ok1 - ok0)))"
 	[ -n "$by" ] || by=" nobody"
 	[ -n "$dead" ] || dead=none

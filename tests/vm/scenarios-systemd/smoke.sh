@@ -6,7 +6,7 @@
 # small one live; the journal has the trigger, decision and kill at
 # notice or more urgent; nothing logged EPERM; `systemctl stop cgoom`
 # restores the slice's memory.high.
-# vm-timeout: 300
+# vm-timeout: 600
 
 dpkg-query -W -f='${Status}' cgoom | grep -q 'install ok installed' || fail "cgoom .deb not installed"
 [ "$(systemctl is-enabled cgoom.service 2>&1)" = disabled ] || fail "cgoom.service is $(systemctl is-enabled cgoom.service 2>&1) after install, expected disabled"
