@@ -64,6 +64,10 @@ static void check_config(const struct cgoom_config *c)
 		for (const char *q = g->path; *q; q++)
 			stars += *q == '*';
 		REQUIRE(g->n_stars == stars && g->n_literal == l - stars);
+		unsigned depth = 0;
+		for (const char *q = g->path; *q; q++)
+			depth += *q == '/' && q[1];
+		REQUIRE(g->depth == depth && (depth == 0) == (l == 1));
 		REQUIRE(cgoom_path_match(g->path, g->path));
 		REQUIRE(stars == 0 || !cgoom_path_match(g->path, "/")); /* no pattern names the root */
 		struct cgoom_conf_match m;

@@ -36,6 +36,7 @@ struct cgoom_cgroup_conf {
 	int line;   /* line of its first [cgroup "..."] header */
 	unsigned n_stars;  /* '*' in path: 0 for an exact path */
 	size_t n_literal;  /* bytes of path that are not '*' ('/' included) */
+	unsigned depth;    /* path components: 0 for "/" */
 	bool has_policy, has_pref, has_bias, has_delegate, has_margin, has_guard_band;
 	enum cgoom_policy policy;
 	enum cgoom_pref pref;

@@ -347,9 +347,14 @@ void cgoom_config_match(const struct cgoom_config *c, const char *path, struct c
 	*ret = (struct cgoom_conf_match){ 0 };
 	if (!c || !path)
 		return;
+	/* components of path (as many as a matching section has): a cheap
+	 * filter before matching byte by byte */
+	unsigned depth = 0;
+	for (const char *q = path; *q; q++)
+		depth += *q == '/' && q[1] && q[1] != '/';
 	for (size_t i = 0; i < c->n_cgroups; i++) {
 		const struct cgoom_cgroup_conf *g = &c->cgroups[i];
-		if (!cgoom_path_match(g->path, path))
+		if (g->depth != depth || !cgoom_path_match(g->path, path))
 			continue;
 		for (int k = 0; k < CGOOM_CONF_KEY_MAX; k++) {
 			const struct cgoom_cgroup_conf **best = &ret->by_key[k];

@@ -223,14 +223,17 @@ static int enter_cgroup(struct parser *p, const char *raw)
 	char *path = strdup(p->path);
 	if (!path)
 		return fail_nomem(p);
-	unsigned stars = 0;
-	for (const char *q = path; *q; q++)
+	unsigned stars = 0, depth = 0;
+	for (const char *q = path; *q; q++) {
 		stars += *q == '*';
+		depth += *q == '/' && q[1]; /* normalized: one '/' per component */
+	}
 	c->cgroups[c->n_cgroups] = (struct cgoom_cgroup_conf){
 		.path = path,
 		.line = p->line,
 		.n_stars = stars,
 		.n_literal = strlen(path) - stars,
+		.depth = depth,
 		.policy = CGOOM_POLICY_NONE,
 		.pref = CGOOM_PREF_NONE,
 	};
