@@ -492,3 +492,26 @@ snap_send() {
 	tar -C "$1" -czf - . | base64 | sed "s/^/CGOOM-SNAP $2 /" >> "$port"
 	echo "CGOOM-SNAP-END $2" >> "$port"
 }
+
+# --- an unprivileged delegatee (attack-*.sh) ------------------------------
+# delegate_to PATH UID: hand a cgroup to UID as systemd does for a
+# Delegate=yes unit: the directory and its cgroup.procs, cgroup.threads,
+# cgroup.subtree_control.
+delegate_to() {
+	for f in "" /cgroup.procs /cgroup.threads /cgroup.subtree_control; do
+		chown "$2:$2" "$CG$1$f" || fail "chown $1$f to $2"
+	done
+}
+# as_user UID SHELL-COMMAND: run it as UID (no supplementary groups).
+as_user() { u=$1; shift; vmxattr as "$u" sh -c "$*"; }
+# uhog LABEL CGROUP MB [RATE]: hog() whose memhog runs as uid 1000 (root
+# moves it in: a user cannot move a process out of the root cgroup).
+uhog() {
+	out="$VM_TMP/hog.$1.out"
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; shift; exec vmxattr as 1000 memhog "$@"' \
+		hog "$CG$2" "$3" ${4:-} > "$out" 2>&1 &
+	echo "$1 $! $2 $3" >> "$VM_TMP/hogs"
+}
+# proc_hwm_kb PID / proc_fds PID: peak RSS (VmHWM) and open fds.
+proc_hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
+proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }

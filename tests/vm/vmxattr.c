@@ -12,6 +12,8 @@
  *                                 OUT/proc/PID/{status,stat,oom_score_adj}
  *                                 for every process below DOMAIN,
  *                                 OUT/proc/meminfo, OUT/proc/net/sockstat
+ *   vmxattr churn DIR RATE SECONDS  create and remove DIR/cN, RATE pairs a
+ *                                 second, for SECONDS; prints how many
  *   vmxattr dump DIR              every xattr of DIR and of every directory
  *                                 below it, one line each:
  *                                 HEX(REL) NAME HEX(VALUE)
@@ -31,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 static void usage(void)
@@ -265,6 +268,34 @@ static int snap(const char *cgroot, const char *domain, const char *out)
 	return r;
 }
 
+static int churn(const char *dir, long rate, long seconds)
+{
+	struct timespec t0, now;
+	long n = 0, fails = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		char p[PATH_MAX];
+		double el;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+		if (el >= (double)seconds)
+			break;
+		if ((double)n >= el * (double)rate) {
+			struct timespec d = { 0, 2000000 };
+			nanosleep(&d, NULL);
+			continue;
+		}
+		snprintf(p, sizeof(p), "%s/c%ld", dir, n % 1000);
+		if (mkdir(p, 0755) < 0 || rmdir(p) < 0)
+			fails++;
+		n++;
+	}
+	printf("churn %ld %ld\n", n, fails);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -301,6 +332,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmxattr: exec %s: %s\n", argv[3], strerror(errno));
 		return 127;
 	}
+	if (!strcmp(argv[1], "churn") && argc == 5)
+		return churn(argv[2], atol(argv[3]), atol(argv[4]));
 	if (!strcmp(argv[1], "snap") && argc == 5)
 		return snap(argv[2], argv[3], argv[4]) < 0 ? 1 : 0;
 	if (!strcmp(argv[1], "dump") && argc == 3)
