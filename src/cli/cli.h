@@ -39,9 +39,7 @@ int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *ret);
 void cli_ctx_free(struct cli_ctx *c);
 
 /* Resolves a CGROUP/DOMAIN argument to a memcg index, or prints an error
- * and returns minus the exit code: -EXIT_USAGE, or -EXIT_RUNTIME when a
- * deferred cgroup could not be read (it is read whole first: whether it
- * is a memcg is its own cgroup.controllers' to say). */
+ * and returns -EXIT_USAGE. */
 int cli_find_memcg(struct cli_ctx *c, const char *arg);
 
 int cmd_explain(const struct cli_opts *o);

@@ -151,11 +151,8 @@ int cli_find_memcg(struct cli_ctx *c, const char *arg)
 		log_error("%s: no such cgroup under %s", norm, c->roots.cgroup_path);
 		return -EXIT_USAGE;
 	}
-	int r = c->snap.cgroups[i].deferred ? cgoom_snapshot_expand(c->rd, &c->snap, &i, 1) : 0;
-	if (r < 0) {
-		log_error("reading %s: %s", norm, strerror(-r));
-		return -EXIT_RUNTIME;
-	}
+	/* a deferred cgroup is a memcg (its parent's subtree_control lists
+	 * memory); the plan reads it first when it is the domain */
 	if (c->snap.cgroups[i].memcg != i) {
 		log_error("%s: not a memory cgroup (cgroup.controllers does not list memory)", norm);
 		return -EXIT_USAGE;

@@ -2,16 +2,18 @@
 /*
  * Branch and bound for the reader. A lazy read (cgoom_snapshot_read_lazy)
  * defers every childless memcg: of it only its place in the tree, its
- * xattrs, its owner and its bound (memory.current + memory.swap.current,
- * an upper bound of its footprint) are read, without opening it:
+ * xattrs, its owner and what its bound is made of (memory.current and
+ * memory.swap.current; cgoom_memcg_bound adds the kernel's unflushed
+ * stat error) are read, without opening it:
  *   fstatat(parent, name)  -> a directory with no subdirectories (nlink 2)
  *   l*xattr(name)          -> settings (the cwd is the parent's directory)
  *   openat2(parent, "name/memory.current", RESOLVE_NO_SYMLINKS|...)
  * Its memory.stat, limits, cgroup.procs and processes (most of the cost:
- * three procfs files per process) are read only when cgoom_select() says
- * the answer depends on them (cgoom_snapshot_expand). Everything about
- * the tree's shape and settings is known up front, so pruning is sound:
- * a bound can only be too high, never hide a preference or a bias.
+ * three procfs files per process) are read only when the plan
+ * (cgoom_plan) asks for them: cgoom_reader_fill. Everything about the
+ * tree's shape and settings is known up front, so pruning is sound: a
+ * bound can only be too high, never hide a preference or a bias. This
+ * file reads; it never calls the engine.
  */
 
 #include <errno.h>

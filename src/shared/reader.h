@@ -55,8 +55,9 @@ int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
 /*
  * Branch and bound: the same walk, but a childless memcg (below a parent
  * whose cgroup.subtree_control lists memory) is added *deferred* with
- * only its bound (memory.current + memory.swap.current), xattrs and
- * owner; its body is read when selection needs it. Anything unusual
+ * only its memory.current and memory.swap.current (its bound, with
+ * cgoom_stat_slack), xattrs and owner; its body is read when the plan
+ * asks (cgoom_reader_fill). Anything unusual
  * about such a cgroup (a file missing or malformed, the cgroup going
  * away) makes it read whole, as cgoom_snapshot_read() would. The reader
  * handle *ret_rd is kept for cgoom_snapshot_expand() and freed with

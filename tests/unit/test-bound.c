@@ -153,7 +153,7 @@ static int expand_eq(struct cgoom_snapshot *s, int *stat_reads,
 		}
 		set_stat(c, eq_tree[j].anon);
 		c->stat_deferred = false;
-		if ((g_plan.kind == CGOOM_PLAN_STATS)) {
+		if (g_plan.kind == CGOOM_PLAN_STATS) {
 			stat_reads[j]++;
 			continue;
 		}
@@ -250,7 +250,7 @@ static void test_bound_above_leader_needed(void)
 	cgoom_decision_init(&d);
 	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK(!d.has_victim);
-	CHECK((g_plan.kind == CGOOM_PLAN_STATS));
+	CHECK(g_plan.kind == CGOOM_PLAN_STATS);
 	CHECK_NEEDS(&s, &d, "/hi");
 	CHECK_EQ_INT(d.victim_pid, -1);
 	CHECK_EQ_INT(d.candidates[0].cgroup, sb_idx(&s, "/hi"));
@@ -590,7 +590,7 @@ static void test_stat_needs_only_stat_deferred(void)
 	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_TREE);
 	CHECK_EQ_U64(d.candidates[0].footprint, 401 * MiB); /* the bound of /t/a, 300 + 1, and /t/b, 100 */
 	CHECK(d.candidates[0].bounded);
-	CHECK((g_plan.kind == CGOOM_PLAN_STATS));
+	CHECK(g_plan.kind == CGOOM_PLAN_STATS);
 	CHECK_NEEDS(&s, &d, "/t/a");
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
@@ -623,7 +623,7 @@ static void test_root_batch_fits(void)
 	size_t n = s.n_cgroups;
 	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK(g_plan.cap_cgroups >= 2 * n);
-	CHECK((g_plan.kind == CGOOM_PLAN_STATS));
+	CHECK(g_plan.kind == CGOOM_PLAN_STATS);
 	CHECK_EQ_INT(g_plan.n_cgroups, 12);
 	CHECK_EQ_INT(g_plan.cgroups[0], sb_idx(&s, "/k00"));
 	CHECK_EQ_INT(g_plan.cgroups[11], sb_idx(&s, "/k11"));
