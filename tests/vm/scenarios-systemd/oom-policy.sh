@@ -40,13 +40,13 @@ for pol in stop kill continue; do
 	end=$(sd_deadline 120)
 	until cg_journal notice | grep -q 'vmp.slice: sent' || ! sd_before "$end"; do sleep 0.5; done
 	sleep 3
-	st=$(sd_state vm-p)
+	ust=$(sd_state vm-p)
 	res=$(sd_result vm-p)
 	ooms=$(getfattr --only-values -n user.oomd_ooms "$CG/vmp.slice/vm-p.service" 2>/dev/null)
 	[ -n "$ooms" ] || ooms=$(journalctl --no-pager -q -u vm-p.service --since "$SD_SINCE" -o cat | grep -c 'systemd-oomd killed')
 	grower_ready=$(grep -c '^ready ' "$VM_TMP/vm-p.out")
 	journalctl --no-pager -q -u vm-p.service --since "$SD_SINCE" -o cat > "$VM_TMP/unit.j"
-	say "OOMPolicy=$pol: state $st, Result $res, memory.oom.group $og, unit journal:"
+	say "OOMPolicy=$pol: state $ust, Result $res, memory.oom.group $og, unit journal:"
 	sed 's/^/    /' "$VM_TMP/unit.j"
 	cg_journal notice | grep -E 'sent|victim:' | sed 's/^/    /'
 	kills=$(cg_journal notice | grep -c 'vmp.slice: sent')
@@ -60,20 +60,20 @@ for pol in stop kill continue; do
 		is_dead "$small" || fail "OOMPolicy=kill: the sibling memhog $small survived"
 		;;
 	continue)
-		[ "$st" = active ] || fail "OOMPolicy=continue: the unit is $st ($res), expected active"
+		[ "$ust" = active ] || fail "OOMPolicy=continue: the unit is $ust ($res), expected active"
 		is_alive "$small" || fail "OOMPolicy=continue: the sibling memhog $small died"
 		;;
 	esac
-	if [ "$st" = active ]; then
+	if [ "$ust" = active ]; then
 		systemctl kill -s KILL vm-p.service 2>/dev/null
 		end=$(sd_deadline 30)
 		while [ "$(sd_state vm-p)" = active ] && sd_before "$end"; do sleep 0.5; done
 		sleep 1
-		st="$st->$(sd_state vm-p)"
+		ust="$ust->$(sd_state vm-p)"
 		res="$res->$(sd_result vm-p)"
-		diag "OOMPolicy=$pol: after cgoom's kill and then emptying the cgroup: state $st, Result $res"
+		diag "OOMPolicy=$pol: after cgoom's kill and then emptying the cgroup: state $ust, Result $res"
 	fi
-	RES="$RES $pol:$st/$res"
+	RES="$RES $pol:$ust/$res"
 	systemctl kill -s KILL vm-p.service 2>/dev/null
 	systemctl stop vm-p.service 2>/dev/null
 	systemctl reset-failed vm-p.service 2>/dev/null

@@ -10,6 +10,15 @@
 export SYSTEMD_PAGER=cat SYSTEMD_COLORS=0
 HOGS="$VM_TMP/sdhogs"
 
+# sd_outfiles UNIT: fresh output files a unit running as another user
+# (User=) can open: systemd opens StandardOutput=file: with the unit's
+# credentials, and $VM_TMP is root's.
+sd_outfiles() {
+	rm -f "$VM_TMP/$1.out" "$VM_TMP/$1.err"
+	: > "$VM_TMP/$1.out"; : > "$VM_TMP/$1.err"
+	chmod 666 "$VM_TMP/$1.out" "$VM_TMP/$1.err"
+}
+
 # sd_hog UNIT MB [RATE] [-- systemd-run OPTIONS...]: start memhog as the
 # transient service UNIT.service (its output in $VM_TMP/UNIT.out); the
 # options come before the command, e.g. --slice=vm.slice -p MemoryMax=300M.
@@ -18,7 +27,7 @@ sd_hog() {
 	shift 2
 	if [ $# -gt 0 ] && [ "$1" != -- ]; then rate=$1; shift; fi
 	[ "${1:-}" = -- ] && { shift; opts=("$@"); }
-	rm -f "$VM_TMP/$unit.out"
+	sd_outfiles "$unit"
 	systemd-run --quiet --unit="$unit" \
 		-p StandardOutput="file:$VM_TMP/$unit.out" -p StandardError="file:$VM_TMP/$unit.err" \
 		"${opts[@]}" /vm/bin/memhog "$mb" $rate ||
@@ -32,7 +41,7 @@ sd_hog() {
 sd_hog_sh() {
 	local unit=$1 n=$2 cmd=$3
 	shift 3
-	rm -f "$VM_TMP/$unit.out"
+	sd_outfiles "$unit"
 	systemd-run --quiet --unit="$unit" \
 		-p StandardOutput="file:$VM_TMP/$unit.out" -p StandardError="file:$VM_TMP/$unit.err" \
 		"$@" /bin/sh -c "$cmd" || fail "systemd-run --unit=$unit $* sh -c '$cmd' failed"
@@ -49,7 +58,7 @@ sd_hogs_wait() {
 	while :; do
 		missing=0
 		while read -r unit mb n; do
-			[ "$(grep -c '^ready ' "$VM_TMP/$unit.out" 2>/dev/null)" -ge "$n" ] && continue
+			[ "$(grep -c '^ready ' "$VM_TMP/$unit.out" 2>/dev/null || true)" -ge "$n" ] 2>/dev/null && continue
 			if [ "$(systemctl is-active "$unit.service")" != active ]; then
 				diag_file "$VM_TMP/$unit.err"
 				fail "hog $unit ($mb MiB) ended before ready: $(systemctl show -P Result "$unit.service")"
