@@ -456,7 +456,10 @@ cleanup_all() {
 # in every scenario that does not call this.
 load_zram() {
 	modprobe zram num_devices=1 2>/dev/null || {
-		for m in /lib/modules/*/kernel/mm/zsmalloc.ko /lib/modules/*/kernel/drivers/block/zram/zram.ko; do
+		# without modules.dep: dependencies first; a missing one is built in
+		for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
+			/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
+			[ -f "$m" ] || continue
 			insmod "$m" || return 1
 		done
 	}
