@@ -31,6 +31,9 @@ echo $((X + 8)) > /proc/sys/kernel/pid_max || fail "cannot lower pid_max"
 REUSED=
 i=0
 while [ $i -lt 6000 ]; do
+	# the next PID is X: ns_last_pid says where the allocator goes on
+	# (another fork in the guest may take it first: then try again)
+	echo $((X - 1)) > /proc/sys/kernel/ns_last_pid 2>/dev/null
 	sh -c 'echo $$ > "$1/cgroup.procs" && exec sleep 600' s "$CG/work/other" &
 	p=$!
 	if [ "$p" = "$X" ]; then REUSED=$p; break; fi
