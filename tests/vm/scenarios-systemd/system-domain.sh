@@ -21,11 +21,13 @@ part() { echo $(( S * $1 / 1000 )); }
 say "MemAvailable $((avail / 1024)) MiB; S = $S MiB"
 
 round() {
-	local pol=$1 want=$2 extra=${3:-}
+	local pol=$1 want=$2 extra=${3:-} rootpol=$1
+	# tree is refused on the root: "/" ranks by cgroup, the slice is tree
+	[ "$pol" = tree ] && rootpol=cgroup
 	rm -f "$HOGS"
 	write_conf <<CONF
 [cgroup "/"]
-oom_policy = $pol
+oom_policy = $rootpol
 $extra
 CONF
 	k0=$(sed -n 's/^oom_kill //p' /proc/vmstat)

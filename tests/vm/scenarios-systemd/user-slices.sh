@@ -11,6 +11,11 @@
 # without the pattern to show that difference.
 # vm-timeout: 600
 
+# the two users (the guest is thrown away after the run)
+for u in 1001 1002; do
+	grep -q "^vmu$u:" /etc/passwd || echo "vmu$u:x:$u:$u::/:/usr/sbin/nologin" >> /etc/passwd
+	grep -q "^vmu$u:" /etc/group || echo "vmu$u:x:$u:" >> /etc/group
+done
 mkdir -p /run/systemd/system/user.slice.d
 cat > /run/systemd/system/user.slice.d/vm-max.conf <<'UNIT'
 [Slice]
@@ -35,11 +40,21 @@ CONF
 	cgoom_start
 	cgoom explain /user.slice > "$VM_TMP/explain.out" 2>&1
 	sed 's/^/    /' "$VM_TMP/explain.out"
+	P="$(sd_pid vm-u1a) $(sd_pid vm-u1b) $(sd_pid vm-u2a)"
 	sd_hog vm-u2g 400 20 -- --slice=user-1002.slice -p User=1002
+	gpid=$(sd_pid vm-u2g)
 	end=$(sd_deadline 60)
-	while [ -z "$(sd_dead vm-u1a vm-u1b vm-u2a vm-u2g)" ] && sd_before "$end"; do sleep 0.1; done
+	while sd_before "$end"; do
+		d=; for p in $P $gpid; do is_dead "$p" && d=1; done
+		[ -n "$d" ] && break
+		sleep 0.1
+	done
+	# the grower would squeeze again: stop it once the first kill is seen
+	gdead=; is_dead "$gpid" && gdead=1
+	[ -n "$gdead" ] || kill -9 "$gpid" 2>/dev/null
 	sleep 1
-	died=$(sd_dead vm-u1a vm-u1b vm-u2a vm-u2g)
+	died=$(sd_dead vm-u1a vm-u1b vm-u2a)
+	[ -n "$gdead" ] && died="${died:+$died }vm-u2g"
 	sd_hog_table
 	cg_journal notice | grep -E 'sent|victim:' | sed 's/^/    /'
 	cgoom_stop
