@@ -165,6 +165,15 @@ uint64_t cgoom_domain_size(const struct cgoom_snapshot *s, int domain);
 /* The kernel's oom_badness in bytes: rss + swap + pte + adj * (T / 1000). */
 int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T);
 
+/* How far P, the victim process of d (a final decision with a victim),
+ * leads the next eligible process of the same entity by oom_badness, in
+ * bytes (0 on a tie it wins by the lower PID). UINT64_MAX when it has no
+ * rival in its entity (policy none: the entity is the process itself).
+ * A standby decision may be used at a crossing only while the domain
+ * grew by less than this: else a process of the entity may have
+ * overtaken P, and a full read would signal another. */
+uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_decision *d);
+
 /* Footprint of memcg i (SPEC 4); *ret_fallback says whether it came from
  * memory.current + memory.swap.current because memory.stat was bad. */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);

@@ -20,7 +20,10 @@
  * re-check proves the victim still leads: the victim's footprint read
  * now from its memory.stat against each rival's memory.current +
  * memory.swap.current, upper bounds of their footprints (read through
- * fds opened when the standby was made). Otherwise the decision is made
+ * fds opened when the standby was made), and the domain grew by less
+ * than P's lead over the other processes of its entity (the re-check
+ * reads no process: growth beyond that lead could have made another
+ * of them the largest). Otherwise the decision is made
  * again right there. Dropped when the domain goes.
  */
 #include <errno.h>
@@ -344,7 +347,13 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 	 * must not make the next look cheap */
 	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost
 							 : dm->prepare_cost_us - dm->prepare_cost_us / 16;
+	/* the entity must keep its lead over its rivals, and P its lead
+	 * inside the entity (else another of its processes is the one a
+	 * full read would signal) */
+	sb->proc_lead = cgoom_victim_process_lead(&sb->snap, &sb->dec);
 	sb->lead = standby_lead(&sb->dec);
+	if (sb->proc_lead < sb->lead)
+		sb->lead = sb->proc_lead;
 	sb->decided_us = now;
 	sb->level_at = level;
 	if (d->standby && !standby_same_victim(&d->standby->dec, &sb->dec))
@@ -467,7 +476,8 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
 	/* at the crossing, a stale standby whose victim provably still leads
 	 * is as good as a new decision, and much faster */
-	if (vd == SB_STALE && crossing && standby_rank_ok(dm, sb)) {
+	uint64_t moved = sb && level > sb->level_at ? level - sb->level_at : 0;
+	if (vd == SB_STALE && crossing && moved <= sb->proc_lead && standby_rank_ok(dm, sb)) {
 		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
 		return SB_USE;
 	}

@@ -238,6 +238,34 @@ int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision
 	return best;
 }
 
+uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_decision *d)
+{
+	if (!d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates)
+		return 0;
+	const struct cgoom_candidate *e = &d->candidates[d->victim];
+	if (e->kind == CGOOM_KIND_PROCESS)
+		return UINT64_MAX;
+	int64_t best = INT64_MIN, second = INT64_MIN;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (e->kind == CGOOM_KIND_ROOT && s->cgroups[p->cgroup].memcg != 0)
+			continue;
+		if (sel_ineligible_why(s, p, NULL))
+			continue;
+		int64_t sc = cgoom_badness(p, d->domain_size);
+		if (p->pid == d->victim_pid)
+			best = sc;
+		else if (sc > second)
+			second = sc;
+	}
+	if (best == INT64_MIN)
+		return 0; /* P not among them: nothing is proven */
+	if (second == INT64_MIN)
+		return UINT64_MAX;
+	return best > second ? (uint64_t)best - (uint64_t)second : 0;
+}
+
 int sel_kill_scope(const struct cgoom_snapshot *s, int domain, int proc)
 {
 	/* highest memory.oom.group cgroup from the domain down to P's memcg */

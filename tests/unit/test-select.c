@@ -132,6 +132,48 @@ static void test_outermost_tree_wins(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* A standby may be used only while the domain grew by less than P's lead
+ * inside its entity: the race-limit round where a tree entity's second
+ * process overtook P while a standby stood (cgoom signalled the old P). */
+static void test_victim_process_lead(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	sb_cg(&s, "/t", 300);
+	sb_cg(&s, "/t/a", 130);
+	sb_cg(&s, "/t/b", 140);
+	sb_cg(&s, "/z", 250);
+	sb_proc(&s, 10, "/t/a", 130, 0);
+	sb_proc(&s, 11, "/t/b", 140, 0);
+	sb_proc(&s, 12, "/z", 250, 0);
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
+				       "[cgroup \"/t\"]\noom_policy = tree\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/");
+	CHECK(d.has_victim);
+	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/t");
+	CHECK_EQ_INT(d.victim_pid, 11);
+	CHECK(cgoom_victim_process_lead(&s, &d) == 10 * MiB);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+
+	/* alone in its leaf: no rival inside the entity */
+	sb_init(&s, 1000);
+	sb_cg(&s, "/x", 300);
+	sb_cg(&s, "/y", 100);
+	sb_proc(&s, 20, "/x", 300, 0);
+	sb_proc(&s, 21, "/y", 100, 0);
+	c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	d = sb_select(&s, "/");
+	CHECK_EQ_INT(d.victim_pid, 20);
+	CHECK(cgoom_victim_process_lead(&s, &d) == UINT64_MAX);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 static void test_leaf_domain(void)
 {
 	struct cgoom_snapshot s;
@@ -629,6 +671,7 @@ int main(void)
 		TAP(test_cgroup_domain),
 		TAP(test_tree_domain_is_one_entity),
 		TAP(test_outermost_tree_wins),
+		TAP(test_victim_process_lead),
 		TAP(test_leaf_domain),
 		TAP(test_oom_group_skips_protected),
 		TAP(test_oom_group_cgroup_kill),

@@ -41,6 +41,7 @@ setup 1
 kill -STOP "$(hog_pid big1)"
 sleep 0.2
 grep -q '^State:.*T' "/proc/$(hog_pid big1)/status" || fail "big1 is not stopped"
+explain_predict stopped-explain $DOMAIN $C
 kill_and_check stopped $DOMAIN "$(hog_pid big1)" $C
 say "stopped victim killed"
 teardown
