@@ -156,13 +156,12 @@ int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)
 	return 0;
 }
 
-/* qsort context: file-static because qsort has none. finalize() is not
- * reentrant across threads for the same reason; the engine is single
- * threaded by design. */
-static const struct cgoom_snapshot *sort_snap;
-
-static int cmp_child(const void *a, const void *b)
+/* Comparators take the snapshot through qsort_r's context argument, so
+ * finalize() keeps no state outside the snapshot it is given (the daemon
+ * prepares decisions on a second thread). */
+static int cmp_child(const void *a, const void *b, void *ctx)
 {
+	const struct cgoom_snapshot *sort_snap = ctx;
 	const struct cgoom_cgroup *x = &sort_snap->cgroups[*(const int *)a];
 	const struct cgoom_cgroup *y = &sort_snap->cgroups[*(const int *)b];
 	if (x->parent != y->parent)
@@ -171,8 +170,9 @@ static int cmp_child(const void *a, const void *b)
 	return r ? r : (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
 
-static int cmp_proc(const void *a, const void *b)
+static int cmp_proc(const void *a, const void *b, void *ctx)
 {
+	const struct cgoom_snapshot *sort_snap = ctx;
 	const struct cgoom_process *x = &sort_snap->procs[*(const int *)a];
 	const struct cgoom_process *y = &sort_snap->procs[*(const int *)b];
 	if (x->cgroup != y->cgroup)
@@ -180,8 +180,9 @@ static int cmp_proc(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-static int cmp_pid_then_index(const void *a, const void *b)
+static int cmp_pid_then_index(const void *a, const void *b, void *ctx)
 {
+	const struct cgoom_snapshot *sort_snap = ctx;
 	int x = *(const int *)a, y = *(const int *)b;
 	int px = sort_snap->procs[x].pid, py = sort_snap->procs[y].pid;
 	if (px != py)
@@ -204,7 +205,7 @@ static int dedupe_pids(struct cgoom_snapshot *s)
 	}
 	for (size_t i = 0; i < s->n_procs; i++)
 		idx[i] = (int)i;
-	qsort(idx, s->n_procs, sizeof(int), cmp_pid_then_index);
+	qsort_r(idx, s->n_procs, sizeof(int), cmp_pid_then_index, s);
 	size_t dropped = 0;
 	for (size_t k = 1; k < s->n_procs; k++)
 		if (s->procs[idx[k]].pid == s->procs[idx[k - 1]].pid) {
@@ -255,8 +256,7 @@ int cgoom_snapshot_finalize(struct cgoom_snapshot *s)
 		s->cgroups[i].has_memcg_children = false;
 		order[i] = (int)i;
 	}
-	sort_snap = s;
-	qsort(order, n, sizeof(int), cmp_child);
+	qsort_r(order, n, sizeof(int), cmp_child, s);
 	for (size_t k = 1; k < n; k++) {
 		const struct cgoom_cgroup *x = &s->cgroups[order[k - 1]], *y = &s->cgroups[order[k]];
 		if (order[k] != 0 && order[k - 1] != 0 && x->parent == y->parent &&
@@ -264,7 +264,6 @@ int cgoom_snapshot_finalize(struct cgoom_snapshot *s)
 			free(order);
 			free(stack);
 			free_derived(s);
-			sort_snap = NULL;
 			return -EEXIST;
 		}
 	}
@@ -319,17 +318,15 @@ int cgoom_snapshot_finalize(struct cgoom_snapshot *s)
 	int r = dedupe_pids(s);
 	if (r < 0) {
 		free_derived(s);
-		sort_snap = NULL;
 		return r;
 	}
 	for (size_t i = 0; i < s->n_procs; i++)
 		s->proc_index[i] = (int)i;
-	qsort(s->proc_index, s->n_procs, sizeof(int), cmp_proc);
+	qsort_r(s->proc_index, s->n_procs, sizeof(int), cmp_proc, s);
 	for (size_t i = 0; i < s->n_procs; i++)
 		s->proc_start[s->procs[i].cgroup + 1]++;
 	for (size_t i = 0; i < n; i++)
 		s->proc_start[i + 1] += s->proc_start[i];
-	sort_snap = NULL;
 	return out == n ? 0 : -EINVAL;
 }
 
