@@ -43,18 +43,6 @@ void cgoom_plan_free(struct cgoom_plan *p)
 	cgoom_plan_init(p);
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	void *np = realloc(*p, (need ? need : 1) * elem);
-	if (!np)
-		return -ENOMEM;
-	*p = np;
-	*cap = need;
-	return 0;
-}
-
 static void ask(struct cgoom_plan *p, int i)
 {
 	/* cap_cgroups >= 2 * n_cgroups: a bounded root asks for its
@@ -170,22 +158,16 @@ static bool plan_inflight(const struct cgoom_snapshot *s, int domain, struct cgo
 	return false;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
 	       struct cgoom_plan *ret)
 {
 	int domain = d->domain;
 	if (!s->preorder || domain < 0 || (size_t)domain >= s->n_cgroups)
 		return -EINVAL;
-	int r = reserve((void **)&ret->cgroups, &ret->cap_cgroups, 2 * s->n_cgroups + 1,
+	int r = sel_reserve((void **)&ret->cgroups, &ret->cap_cgroups, 2 * s->n_cgroups + 1,
 			sizeof(*ret->cgroups));
 	if (r == 0)
-		r = reserve((void **)&ret->pids, &ret->cap_pids, s->n_inflight + 1, sizeof(*ret->pids));
+		r = sel_reserve((void **)&ret->pids, &ret->cap_pids, s->n_inflight + 1, sizeof(*ret->pids));
 	if (r < 0)
 		return r;
 	ret->kind = CGOOM_PLAN_DONE;
@@ -214,7 +196,7 @@ int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
 		if (scope >= 0 && deferred_in(s, scope, false, ret))
 			ret->kind = CGOOM_PLAN_BODIES;
 	}
-	qsort(ret->cgroups, ret->n_cgroups, sizeof(int), cmp_int);
+	qsort(ret->cgroups, ret->n_cgroups, sizeof(int), sel_cmp_int);
 	size_t w = 0;
 	for (size_t i = 0; i < ret->n_cgroups; i++)
 		if (w == 0 || ret->cgroups[w - 1] != ret->cgroups[i])

@@ -48,6 +48,11 @@ static inline bool sel_in_subtree(const struct cgoom_snapshot *s, int top, size_
 enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
 			       bool *ret_protected);
 
+/* Grows *p (of *cap elements of elem bytes) to hold need; -ENOMEM. */
+int sel_reserve(void **p, size_t *cap, size_t need, size_t elem);
+/* qsort comparator of ints, ascending. */
+int sel_cmp_int(const void *a, const void *b);
+
 /* P of entity e (its largest eligible process by oom_badness), or -1. */
 int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
 		     const struct cgoom_candidate *e);

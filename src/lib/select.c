@@ -198,12 +198,12 @@ static int cmp_cand_qsort(const void *a, const void *b)
 	return cgoom_candidate_cmp(a, b);
 }
 
-static int cmp_int(const void *a, const void *b)
+int sel_cmp_int(const void *a, const void *b)
 {
 	return cmp_i(*(const int *)a, *(const int *)b);
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
+int sel_reserve(void **p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
 		return 0;
@@ -303,7 +303,7 @@ static void fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
 			protected_member = true;
 	}
 	d->use_cgroup_kill = !protected_member;
-	qsort(d->pids, d->n_pids, sizeof(int), cmp_int);
+	qsort(d->pids, d->n_pids, sizeof(int), sel_cmp_int);
 }
 
 /* ---- the policies, one row each ---- */
@@ -333,10 +333,10 @@ int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision
 	if (!s->preorder || domain < 0 || (size_t)domain >= s->n_cgroups ||
 	    s->cgroups[domain].memcg != domain)
 		return -EINVAL;
-	int r = reserve((void **)&d->candidates, &d->cap_candidates, s->n_cgroups + s->n_procs + 1,
+	int r = sel_reserve((void **)&d->candidates, &d->cap_candidates, s->n_cgroups + s->n_procs + 1,
 			sizeof(*d->candidates));
 	if (r == 0)
-		r = reserve((void **)&d->pids, &d->cap_pids, s->n_procs + 1, sizeof(*d->pids));
+		r = sel_reserve((void **)&d->pids, &d->cap_pids, s->n_procs + 1, sizeof(*d->pids));
 	if (r < 0)
 		return r;
 	d->n_candidates = d->n_pids = 0;
