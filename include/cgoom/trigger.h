@@ -244,6 +244,39 @@ void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us);
  * interval alone: the backoff. */
 uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate);
 
+/* Without measured growth, a domain whose unreclaimable memory is being
+ * watched inside its margin (memory.stat read) is sampled as if it could
+ * grow at this rate, down to CGOOM_SAMPLE_FLOOR_US: unreclaimable memory
+ * 20 MiB from the line is looked at every 20 ms, 100 MiB or more away
+ * every 100 ms. Outside the margin the worst case keeps earlyoom's 100 ms
+ * floor (CGOOM_SAMPLE_NEAR_US): there the line is a whole margin away. */
+#define CGOOM_FILL_RATE_BAND (1000ULL << 20)
+
+/* A cgroup domain's pace: what its next sample is measured against and
+ * when it comes. */
+struct cgoom_cgroup_pace {
+	uint64_t level;    /* unreclaimable memory inside the margin, else memory.current */
+	uint64_t headroom; /* from level to memory.max - margin */
+	uint64_t rate;     /* bytes/s: the faster of the two estimates below */
+	uint64_t next_us;  /* delay to the next sample */
+	bool approach;     /* the line is within the margin or a second of growth */
+};
+
+/* How long a domain keeps a standby decision ahead of its line: this
+ * much of the measured growth (or the margin, if more). */
+#define CGOOM_STANDBY_LOOKAHEAD_US 1000000ULL
+
+/* The pace of a cgroup domain after sample s (max finite). rate_level
+ * estimates memory.current's growth, rate_unrecl the unreclaimable
+ * sum's (valid only while s is inside the margin). The rate used is the
+ * faster of the two: the unreclaimable estimate starts from nothing when
+ * the margin is entered, exactly when the growth of memory.current
+ * (which carries it) is what is known; and inside the margin page cache
+ * reclaimed as anon grows can hold memory.current flat. */
+void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_cgroup_params *p,
+		       const struct cgoom_rate *rate_level, const struct cgoom_rate *rate_unrecl,
+		       struct cgoom_cgroup_pace *ret);
+
 /* /proc/vmstat: the `oom_kill` counter (kernel OOM kills since boot),
  * -ENOENT without one (kernels before 4.13), -EBADMSG if malformed. */
 int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret);

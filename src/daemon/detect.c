@@ -11,9 +11,9 @@
  * (memory.current, .max, .high, .events); memory.stat is read only when
  * memory.current is within the margin (memory.current bounds the
  * unreclaimable sum). The next sample comes at about half the time the
- * measured growth needs to reach the line (trigger.h
- * cgoom_next_sample_us: 1 ms floor, earlyoom's 100 ms .. 1 s when
- * nothing grows).
+ * measured growth needs to reach the line (trigger.h cgoom_cgroup_pace:
+ * 1 ms floor; when nothing grows, earlyoom's 100 ms .. 1 s outside the
+ * margin and CGOOM_FILL_RATE_BAND's pace inside it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,19 +23,9 @@
 #include "daemon-internal.h"
 #include "log.h"
 
-/* A cgroup domain keeps a standby decision while its line is closer than
- * the margin or than this much of the measured growth. */
-#define STANDBY_LOOKAHEAD_US 1000000ULL
-
 static uint64_t above(uint64_t v, uint64_t floor)
 {
 	return v > floor ? v - floor : 0;
-}
-
-static uint64_t lookahead_bytes(uint64_t rate)
-{
-	return rate > UINT64_MAX / STANDBY_LOOKAHEAD_US ? UINT64_MAX
-							 : rate * STANDBY_LOOKAHEAD_US / 1000000ULL;
 }
 
 static int read_u64_fd(struct daemon *dm, int fd, uint64_t *ret)
@@ -247,22 +237,13 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	ret->sample = s;
 	if (s.max == UINT64_MAX)
 		return;
-	uint64_t line = above(s.max, d->params.margin);
-	uint64_t level = s.unreclaim_valid ? s.unreclaimable : s.current;
-	uint64_t rate = s.unreclaim_valid ? d->rate_unrecl.bytes_per_s : d->rate_level.bytes_per_s;
-	uint64_t headroom = above(line, level);
-	uint64_t next = cgoom_next_sample_us(headroom, rate, CGOOM_FILL_RATE_RAM);
-	if (d->params.guarded) {
-		uint64_t g = cgoom_cgroup_interval_us(&s, &d->params);
-		if (g < next)
-			next = g;
-	}
-	ret->next_us = next;
-	ret->level = level;
-	ret->headroom = headroom;
-	ret->rate = rate;
-	uint64_t near = lookahead_bytes(rate);
-	ret->approach = headroom <= (d->params.margin > near ? d->params.margin : near);
+	struct cgoom_cgroup_pace pace;
+	cgoom_cgroup_pace(&s, &d->params, &d->rate_level, &d->rate_unrecl, &pace);
+	ret->next_us = pace.next_us;
+	ret->level = pace.level;
+	ret->headroom = pace.headroom;
+	ret->rate = pace.rate;
+	ret->approach = pace.approach;
 }
 
 /* ---- words and numbers for the log ---- */

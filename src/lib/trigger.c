@@ -371,3 +371,33 @@ int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret)
 	}
 	return -ENOENT;
 }
+
+void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_cgroup_params *p,
+		       const struct cgoom_rate *rate_level, const struct cgoom_rate *rate_unrecl,
+		       struct cgoom_cgroup_pace *ret)
+{
+	uint64_t line = above(s->max, p->margin);
+	uint64_t rate = rate_level->bytes_per_s;
+	if (s->unreclaim_valid && rate_unrecl->valid && rate_unrecl->bytes_per_s > rate)
+		rate = rate_unrecl->bytes_per_s;
+	ret->level = s->unreclaim_valid ? s->unreclaimable : s->current;
+	ret->headroom = above(line, ret->level);
+	ret->rate = rate;
+	ret->next_us = cgoom_next_sample_us(ret->headroom, rate, CGOOM_FILL_RATE_RAM);
+	if (s->unreclaim_valid) {
+		uint64_t band = cgoom_poll_interval_raw_us(ret->headroom, CGOOM_FILL_RATE_BAND);
+		if (band < CGOOM_SAMPLE_FLOOR_US)
+			band = CGOOM_SAMPLE_FLOOR_US;
+		if (band < ret->next_us)
+			ret->next_us = band;
+	}
+	if (p->guarded) {
+		uint64_t g = cgoom_cgroup_interval_us(s, p);
+		if (g < ret->next_us)
+			ret->next_us = g;
+	}
+	uint64_t near = rate > UINT64_MAX / CGOOM_STANDBY_LOOKAHEAD_US
+				? UINT64_MAX
+				: rate * CGOOM_STANDBY_LOOKAHEAD_US / 1000000ULL;
+	ret->approach = ret->headroom <= (p->margin > near ? p->margin : near);
+}

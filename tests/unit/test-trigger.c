@@ -578,10 +578,108 @@ static void test_next_sample(void)
 	CHECK_EQ_U64(cgoom_next_sample_us(1, 0, 0), CGOOM_POLL_MAX_US);
 }
 
+/* A domain at memory.max 500 MiB, margin 10 MiB (line 490 MiB). */
+static const struct cgoom_cgroup_params pace_p = { .margin = 10 * MiB };
+
+static struct cgoom_cgroup_sample pace_sample(uint64_t current, bool in_band, uint64_t unrecl)
+{
+	return (struct cgoom_cgroup_sample){ .current = current, .max = 500 * MiB,
+					     .high = UINT64_MAX, .unreclaim_valid = in_band,
+					     .unreclaimable = unrecl };
+}
+
+static void test_pace_band_entry_keeps_rate(void)
+{
+	/* a grower at 4000 MiB/s measured on memory.current; the sample
+	 * that enters the margin starts the unreclaimable estimate from
+	 * nothing. The growth of memory.current still paces it: half of the
+	 * 50 MiB to the line at 4000 MiB/s, not the no-growth pace (which let
+	 * the kernel's OOM killer act first in bench/run b2, where that was
+	 * earlyoom's 100 ms). */
+	struct cgoom_rate lv = { .valid = true, .bytes_per_s = 4000 * MiB };
+	struct cgoom_rate un = { .valid = true, .bytes_per_s = 0 };
+	struct cgoom_cgroup_sample s = pace_sample(491 * MiB, true, 440 * MiB);
+	struct cgoom_cgroup_pace pc;
+	cgoom_cgroup_pace(&s, &pace_p, &lv, &un, &pc);
+	CHECK_EQ_U64(pc.level, 440 * MiB);
+	CHECK_EQ_U64(pc.headroom, 50 * MiB);
+	CHECK_EQ_U64(pc.rate, 4000 * MiB);
+	CHECK_EQ_U64(pc.next_us, 6250);
+	CHECK(pc.approach);
+}
+
+static void test_pace_band_rate_unreclaimable(void)
+{
+	/* page cache reclaimed as anon grows holds memory.current flat: the
+	 * unreclaimable estimate paces it */
+	struct cgoom_rate lv = { .valid = true, .bytes_per_s = 0 };
+	struct cgoom_rate un = { .valid = true, .bytes_per_s = 2000 * MiB };
+	struct cgoom_cgroup_sample s = pace_sample(495 * MiB, true, 450 * MiB);
+	struct cgoom_cgroup_pace pc;
+	cgoom_cgroup_pace(&s, &pace_p, &lv, &un, &pc);
+	CHECK_EQ_U64(pc.rate, 2000 * MiB);
+	CHECK_EQ_U64(pc.next_us, 10000); /* 40 MiB at 2000 MiB/s, halved */
+	/* outside the margin the unreclaimable estimate is not used */
+	s = pace_sample(300 * MiB, false, 0);
+	cgoom_cgroup_pace(&s, &pace_p, &lv, &un, &pc);
+	CHECK_EQ_U64(pc.rate, 0);
+	CHECK_EQ_U64(pc.level, 300 * MiB);
+}
+
+static void test_pace_band_without_growth(void)
+{
+	struct cgoom_rate zero = { .valid = true, .bytes_per_s = 0 };
+	struct cgoom_cgroup_pace pc;
+	/* unreclaimable 20 MiB from the line, nothing growing: looked at as
+	 * if it could grow at CGOOM_FILL_RATE_BAND, every 20 ms */
+	struct cgoom_cgroup_sample s = pace_sample(495 * MiB, true, 470 * MiB);
+	cgoom_cgroup_pace(&s, &pace_p, &zero, &zero, &pc);
+	CHECK_EQ_U64(pc.next_us, 20000);
+	CHECK(!pc.approach);
+	/* a cgroup full of page cache at its limit, unreclaimable far below
+	 * the line: no faster than earlyoom's 100 ms */
+	s = pace_sample(499 * MiB, true, 100 * MiB);
+	cgoom_cgroup_pace(&s, &pace_p, &zero, &zero, &pc);
+	CHECK_EQ_U64(pc.next_us, CGOOM_SAMPLE_NEAR_US);
+	/* at the line: the floor */
+	s = pace_sample(499 * MiB, true, 495 * MiB);
+	cgoom_cgroup_pace(&s, &pace_p, &zero, &zero, &pc);
+	CHECK_EQ_U64(pc.headroom, 0);
+	CHECK_EQ_U64(pc.next_us, CGOOM_SAMPLE_FLOOR_US);
+	/* outside the margin, still earlyoom's floor with no growth */
+	s = pace_sample(470 * MiB, false, 0);
+	cgoom_cgroup_pace(&s, &pace_p, &zero, &zero, &pc);
+	CHECK_EQ_U64(pc.next_us, CGOOM_SAMPLE_NEAR_US);
+}
+
+static void test_pace_approach_lookahead(void)
+{
+	/* the standby is kept within a second of measured growth */
+	struct cgoom_rate lv = { .valid = true, .bytes_per_s = 100 * MiB };
+	struct cgoom_rate zero = { 0 };
+	struct cgoom_cgroup_pace pc;
+	struct cgoom_cgroup_sample s = pace_sample(391 * MiB, false, 0);
+	cgoom_cgroup_pace(&s, &pace_p, &lv, &zero, &pc);
+	CHECK(pc.approach); /* 99 MiB: under a second */
+	s = pace_sample(389 * MiB, false, 0);
+	cgoom_cgroup_pace(&s, &pace_p, &lv, &zero, &pc);
+	CHECK(!pc.approach);
+	/* a guard band's interval applies too */
+	struct cgoom_cgroup_params g = { .margin = 10 * MiB, .guarded = true };
+	s = pace_sample(300 * MiB, false, 0);
+	s.high = 310 * MiB;
+	cgoom_cgroup_pace(&s, &g, &zero, &zero, &pc);
+	CHECK_EQ_U64(pc.next_us, cgoom_cgroup_interval_us(&s, &g));
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_names),
+		TAP(test_pace_band_entry_keeps_rate),
+		TAP(test_pace_band_rate_unreclaimable),
+		TAP(test_pace_band_without_growth),
+		TAP(test_pace_approach_lookahead),
 		TAP(test_system_no_swap_low),
 		TAP(test_system_no_swap_ok),
 		TAP(test_system_boundary_is_not_low),
