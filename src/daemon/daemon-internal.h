@@ -142,6 +142,8 @@ struct daemon {
 	struct watch w_sig, w_timer, w_deadline;
 	int meminfo_fd, vmstat_fd;
 	uint64_t vmstat_oom_kill;
+	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
+	uint64_t timer_armed_us; /* the sampling timer's deadline as armed */
 	bool vmstat_ok;
 	uint64_t swap_free; /* SwapFree at the last system sample (cgroup swap room) */
 	uint64_t sys_mem_min; /* the system's MemAvailable line at the last sample */

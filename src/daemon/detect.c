@@ -23,6 +23,9 @@
 #include "daemon-internal.h"
 #include "log.h"
 
+/* /proc/vmstat's oom_kill is read at least this often. */
+#define VMSTAT_IDLE_US 1000000ULL
+
 static uint64_t above(uint64_t v, uint64_t floor)
 {
 	return v > floor ? v - floor : 0;
@@ -150,14 +153,6 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 {
 	struct domain *d = dm->domains[0];
 	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
-	uint64_t v;
-	if (dm->vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0) {
-		if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
-			ret->kernel_kills = v - dm->vmstat_oom_kill;
-		dm->vmstat_oom_kill = v;
-		dm->vmstat_ok = true;
-		ret->oom_kill0 = v;
-	}
 	struct cgoom_meminfo mi;
 	if (system_meminfo(dm, &mi) < 0)
 		return;
@@ -167,6 +162,22 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	dm->sys_mem_min = lv.mem_min;
 	ret->lv = lv;
 	psi_fired = psi_polled(dm, d, now, &ret->psi_stall_us) || psi_fired;
+	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
+	 * meminfo: read it with every sample only near the line or on a
+	 * trigger (where it is the baseline of the confirming re-check),
+	 * otherwise once a second, which is soon enough to report a kernel
+	 * OOM kill made far from the system's line (a cgroup limit's). */
+	uint64_t v;
+	bool near = low || psi_fired || above(lv.mem_available, lv.mem_min) <= lv.mem_min;
+	if (dm->vmstat_fd >= 0 && (near || !dm->vmstat_ok || now >= dm->vmstat_due_us) &&
+	    system_vmstat_oom_kill(dm, &v) == 0) {
+		if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
+			ret->kernel_kills = v - dm->vmstat_oom_kill;
+		dm->vmstat_oom_kill = v;
+		dm->vmstat_ok = true;
+		dm->vmstat_due_us = now + VMSTAT_IDLE_US;
+	}
+	ret->oom_kill0 = dm->vmstat_oom_kill;
 	ret->psi0 = d->psi_last;
 	if (low) {
 		ret->kind = CGOOM_TRIGGER_MEMORY;

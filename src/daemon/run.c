@@ -107,11 +107,13 @@ static void arm_at(int fd, uint64_t abs_us)
 	timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL);
 }
 
+/* A timerfd's one read returns every expiration so far (and EAGAIN when
+ * none): one read drains it. */
 static void drain(int fd)
 {
 	uint64_t n;
-	while (read(fd, &n, sizeof(n)) == (ssize_t)sizeof(n))
-		;
+	if (read(fd, &n, sizeof(n)) < 0)
+		return; /* EAGAIN: woken by another fd */
 }
 
 /* The sampling timer fires at the earliest due domain, rescan or metrics. */
@@ -122,6 +124,9 @@ static void arm_sampling(struct daemon *dm)
 	for (size_t i = 0; i < dm->n_domains; i++)
 		if (!dm->domains[i]->dead && dm->domains[i]->next_due_us < next)
 			next = dm->domains[i]->next_due_us;
+	if (next == dm->timer_armed_us)
+		return; /* a wake-up by another fd: the timer already stands */
+	dm->timer_armed_us = next;
 	arm_at(dm->timerfd, next);
 }
 
@@ -193,6 +198,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
+	dm->timer_armed_us = 0; /* fired: arm_sampling must set it again */
 	if (now >= dm->next_rescan_us) {
 		domains_rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;
