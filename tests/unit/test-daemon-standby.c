@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemon-internal.h"
+#include "children.h"
 #include "tap.h"
 
 #define MiB (1ULL << 20)
@@ -164,35 +165,6 @@ static void test_same_victim(void)
 
 /* ---- the prepared kill, on our own children ---- */
 
-#define MAX_CHILDREN 8
-static pid_t g_children[MAX_CHILDREN];
-
-static pid_t spawn(void)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			pause();
-	}
-	for (int i = 0; pid > 0 && i < MAX_CHILDREN; i++)
-		if (!g_children[i]) {
-			g_children[i] = pid;
-			break;
-		}
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	for (int i = 0; i < MAX_CHILDREN; i++)
-		if (g_children[i] == pid) {
-			g_children[i] = 0;
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-		}
-}
-
 static uint64_t starttime_of(pid_t pid)
 {
 	char path[64], buf[4096];
@@ -238,11 +210,6 @@ static void kcase_init(struct kcase *k, const pid_t *pids, size_t n)
 	k->d.scope = -1;
 	k->d.pids = k->pids;
 	k->d.n_pids = n;
-}
-
-static bool alive(pid_t pid)
-{
-	return waitpid(pid, NULL, WNOHANG) == 0;
 }
 
 static int proc_fd(void)

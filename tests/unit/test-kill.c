@@ -16,55 +16,10 @@
 #include <unistd.h>
 
 #include "shared/kill.h"
+#include "children.h"
 #include "tap.h"
 
-#define MAX_CHILDREN 8
-
-static pid_t g_children[MAX_CHILDREN];
 static int g_proc_fd = -1;
-
-static pid_t spawn(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		for (;;)
-			pause();
-	}
-	for (int i = 0; pid > 0 && i < MAX_CHILDREN; i++)
-		if (!g_children[i]) {
-			g_children[i] = pid;
-			break;
-		}
-	return pid;
-}
-
-/* Kills (if needed) and reaps one of our children; returns its wait status. */
-static int reap(pid_t pid)
-{
-	int status = 0;
-
-	for (int i = 0; i < MAX_CHILDREN; i++)
-		if (g_children[i] == pid) {
-			g_children[i] = 0;
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-		}
-	return status;
-}
-
-static void reap_all(void)
-{
-	for (int i = 0; i < MAX_CHILDREN; i++)
-		if (g_children[i])
-			reap(g_children[i]);
-}
-
-static bool alive(pid_t pid)
-{
-	return waitpid(pid, NULL, WNOHANG) == 0;
-}
 
 /* Field 22 of /proc/PID/stat, parsed here independently of the parser. */
 static uint64_t starttime_of(pid_t pid)
