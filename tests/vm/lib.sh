@@ -391,6 +391,32 @@ daemon_stop() {
 	say "cgoom run log:"
 	sed 's/^/    /' "$DLOG" | tail -n 60
 }
+# work_domain: /work (400M, memory delegated) with children a and grow,
+# the domain of the daemon fault scenarios.
+work_domain() {
+	cg_make /work 400M
+	cg_enable /work +memory
+	cg_make /work/a
+	cg_make /work/grow
+}
+
+# squeeze_grower WHAT: a 100 MiB hog in /work/a, a grower (25 MiB/s to
+# 300 MiB) in /work/grow; the daemon must kill the grower alone, before
+# the kernel does. WHAT names the moment in the failure messages.
+squeeze_grower() {
+	hog a /work/a 100
+	hogs_wait 60
+	hog grow /work/grow 300 25
+	wait_event victim_exit 60 || { daemon_stop; fail "$1: no victim within 60 s"; }
+	sleep 0.3
+	died=$(dead_hogs)
+	okills=$(oom_kills /work)
+	hog_table
+	daemon_stop
+	[ "$died" = "$(hog_pid grow)" ] || fail "$1: died [$died], expected the grower"
+	[ "$okills" = 0 ] || fail "$1: kernel oom_kill $okills"
+}
+
 ev_lines() { grep "\"event\": \"$1\"" "$EV" 2>/dev/null; }
 ev_count() { ev_lines "$1" | wc -l | tr -d ' '; }
 ev_num() { ev_lines "$1" | head -n 1 | grep -E -o "\"$2\": [0-9.]+" | head -n 1 | sed 's/.*: //'; }

@@ -16,10 +16,7 @@ event_log = $EV
 oom_policy = cgroup
 CONF
 cp "$CGOOM_CONF" "$VM_TMP/good.conf"
-cg_make /work 400M
-cg_enable /work +memory
-cg_make /work/a
-cg_make /work/grow
+work_domain
 daemon_start run
 n=0
 reload_refused() { # reload_refused WHAT: one SIGHUP, refused within 3 s
@@ -64,15 +61,5 @@ until ev_lines reload | grep -q '"ok": true'; do
 	i=$((i + 1)); [ $i -gt 50 ] && { diag_file "$DLOG"; fail "good config not reloaded"; }
 	sleep 0.1
 done
-hog a /work/a 100
-hogs_wait 60
-hog grow /work/grow 300 25
-wait_event victim_exit 60 || { daemon_stop; fail "no victim within 60 s"; }
-sleep 0.3
-died=$(dead_hogs)
-okills=$(oom_kills /work)
-hog_table
-daemon_stop
-[ "$died" = "$(hog_pid grow)" ] || fail "died [$died], expected the grower"
-[ "$okills" = 0 ] || fail "kernel oom_kill $okills"
+squeeze_grower "after the refused configs"
 pass "directory, FIFO and 2 MiB config refused at once on SIGHUP and at start (exit 2), old config kept, squeeze handled after"

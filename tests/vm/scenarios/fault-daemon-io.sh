@@ -22,10 +22,7 @@ metrics_file = /tmp/nodir/metrics.prom
 [cgroup "/work"]
 oom_policy = cgroup
 CONF
-cg_make /work 400M
-cg_enable /work +memory
-cg_make /work/a
-cg_make /work/grow
+work_domain
 daemon_start run
 hog a /work/a 100
 hogs_wait 60

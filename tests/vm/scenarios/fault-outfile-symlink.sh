@@ -28,10 +28,7 @@ metrics_file = $SH/metrics.prom
 [cgroup "/work"]
 oom_policy = cgroup
 CONF
-cg_make /work 400M
-cg_enable /work +memory
-cg_make /work/a
-cg_make /work/grow
+work_domain
 daemon_start run
 for i in 1 2 3; do kill -HUP $DPID; sleep 0.5; done
 is_alive $DPID || fail "cgoom run died"
