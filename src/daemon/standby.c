@@ -19,8 +19,9 @@
  * reused or became protected) and either it is not stale or a ranking
  * re-check proves the victim still leads: the victim's footprint read
  * now from its memory.stat against each rival's memory.current +
- * memory.swap.current, upper bounds of their footprints (read through
- * fds opened when the standby was made), and the domain grew by less
+ * memory.swap.current plus the kernel's unflushed stat error
+ * (cgoom_stat_slack), upper bounds of the footprints a full read would
+ * see (read through fds opened when the standby was made), and the domain grew by less
  * than P's lead over the other processes of its entity (the re-check
  * reads no process: growth beyond that lead could have made another
  * of them the largest). Otherwise the decision is made
@@ -192,12 +193,20 @@ bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 	/* the footprint's own parts (SPEC 4), read now */
 	uint64_t fp = u.anon_lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
 	int64_t victim_now = (int64_t)(fp > INT64_MAX / 2 ? INT64_MAX / 2 : fp) + v->bias_term;
+	/* a rival's memory.stat, which a full read would rank it by, may
+	 * lead its memory.current by the kernel's unflushed stat deltas
+	 * (SPEC 4: the shortcut must hold then too): the same room as the
+	 * bound of branch and bound; without a CPU count, no proof */
+	uint64_t slack = cgoom_stat_slack(&sb->snap);
+	if (slack == UINT64_MAX)
+		return false;
 	for (size_t i = 1; i < sb->n_rank_fds; i++) {
 		const struct rank_fds *f = &sb->rank_fds[i];
 		uint64_t cur, sw;
 		if (reread_u64(dm, f->current_fd, &cur) < 0 || reread_u64(dm, f->swap_fd, &sw) < 0)
 			return false;
-		uint64_t up = cur + sw;
+		uint64_t up = cur > UINT64_MAX - sw ? UINT64_MAX : cur + sw;
+		up = up > UINT64_MAX - slack ? UINT64_MAX : up + slack;
 		sb->rank_buf[i - 1] = (struct rank_bound){
 			.score_upper = (int64_t)(up > INT64_MAX / 2 ? INT64_MAX / 2 : up) + f->bias_term,
 			.ahead = f->ahead,

@@ -12,6 +12,10 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +126,62 @@ static void test_limits_from_lead(void)
 	CHECK_EQ_U64(c.level_delta, 50 * MiB);
 	CHECK(c.max_age_us == a.max_age_us);
 	CHECK_EQ_U64(standby_limits_of(NULL, true).level_delta, 0);
+}
+
+/* A file holding text, for a kept fd to re-read. */
+static int text_fd(const char *text)
+{
+	int fd = memfd_create("standby-rank", MFD_CLOEXEC);
+	if (fd >= 0 && write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct daemon g_dm; /* only its buffer is used */
+
+/* The ranking re-check at the crossing: the victim's memory.stat read
+ * now against a rival's memory.current + memory.swap.current, which a
+ * full read would see exceeded by memory.stat leading it: the kernel's
+ * unflushed stat error (cgoom_stat_slack) counts on the rival's side. */
+static bool rank_ok_with(uint64_t victim_anon, uint64_t rival_current, unsigned n_cpus)
+{
+	char stat[128], cur[32];
+	snprintf(stat, sizeof stat, "anon 0\nactive_anon %llu\ninactive_anon 0\n",
+		 (unsigned long long)victim_anon);
+	snprintf(cur, sizeof cur, "%llu\n", (unsigned long long)rival_current);
+	struct standby sb = { 0 };
+	struct rank_fds f[2] = { { .current_fd = text_fd(stat), .swap_fd = -1 },
+				 { .current_fd = text_fd(cur), .swap_fd = -1 } };
+	struct rank_bound buf[1];
+	if (cgoom_snapshot_init(&sb.snap) < 0 || f[0].current_fd < 0 || f[1].current_fd < 0)
+		abort(); /* the test's own set-up */
+	sb.snap.n_cpus = n_cpus;
+	sb.rank_fds = f;
+	sb.n_rank_fds = 2;
+	sb.rank_buf = buf;
+	bool ok = standby_rank_ok(&g_dm, &sb);
+	close(f[0].current_fd);
+	close(f[1].current_fd);
+	cgoom_snapshot_free(&sb.snap);
+	return ok;
+}
+
+static void test_rank_ok_counts_stat_lead(void)
+{
+	uint64_t slack1 = cgoom_stat_slack(&(struct cgoom_snapshot){ .n_cpus = 1, .page_size = 4096 });
+	CHECK(slack1 > 0 && slack1 < 64 * MiB);
+	/* the victim clear of the rival by more than the room: still leads */
+	CHECK(rank_ok_with(300 * MiB, 300 * MiB - slack1 - 4096, 1));
+	/* within the room: the rival's memory.stat could lead its
+	 * memory.current past the victim; no proof (this passed before the
+	 * room was counted) */
+	CHECK(!rank_ok_with(300 * MiB, 300 * MiB - slack1 / 2, 1));
+	/* more CPUs, more room */
+	CHECK(!rank_ok_with(300 * MiB, 300 * MiB - slack1 - 4096, 4));
+	/* no CPU count: nothing is proven */
+	CHECK(!rank_ok_with(300 * MiB, 1 * MiB, 0));
 }
 
 static void test_rank_holds(void)
@@ -333,6 +393,7 @@ int main(void)
 		TAP(test_lead),
 		TAP(test_limits_from_lead),
 		TAP(test_rank_holds),
+		TAP(test_rank_ok_counts_stat_lead),
 		TAP(test_same_victim),
 		TAP(test_prepared_victim_exits),
 		TAP(test_prepared_pid_reused),
