@@ -258,6 +258,10 @@ struct standby_view {
 	bool present, ready;
 	uint64_t decided_us, level_at, kills_at;
 	size_t n_skipped; /* targets found gone, reused or protected since */
+	/* the domain's memory.max in the decision's snapshot and as last
+	 * sampled: it sets the domain size T, which scales oom_score_adj
+	 * and bias (UINT64_MAX both for the system domain) */
+	uint64_t max_at, max_now;
 };
 struct standby_limits {
 	uint64_t level_delta; /* the domain's level moved more than this: re-decide */

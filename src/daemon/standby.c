@@ -46,7 +46,7 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 		return SB_DROP;
 	if (!v->present || !v->ready || v->n_skipped > 0)
 		return SB_REDECIDE;
-	if (kills_now != v->kills_at || now_us < v->decided_us)
+	if (kills_now != v->kills_at || now_us < v->decided_us || v->max_at != v->max_now)
 		return SB_REDECIDE;
 	if (now_us - v->decided_us > l->max_age_us)
 		return SB_STALE;
@@ -480,6 +480,12 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 		v.level_at = sb->level_at;
 		v.kills_at = sb->kills_at;
 		v.n_skipped = sb->res.n_skipped - sb->skipped_at;
+		v.max_at = v.max_now = UINT64_MAX;
+		if (!d->system && sb->have_snap && d->sample_ok && sb->dec.domain >= 0 &&
+		    (size_t)sb->dec.domain < sb->snap.n_cgroups) {
+			v.max_at = sb->snap.cgroups[sb->dec.domain].max;
+			v.max_now = d->sample.max;
+		}
 	}
 	struct standby_limits l = standby_limits_of(sb, crossing);
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);

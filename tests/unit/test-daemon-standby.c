@@ -36,6 +36,18 @@ static struct standby_view fresh(void)
 				      .level_at = 600 * MiB, .kills_at = 3 };
 }
 
+static void test_judge_limit_changed(void)
+{
+	/* memory.max changed since the decision: the domain size T that
+	 * scales oom_score_adj and bias changed, and with it the ranking */
+	struct standby_view v = fresh();
+	v.max_at = 500 * MiB;
+	v.max_now = 400 * MiB;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	v.max_now = 500 * MiB;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
+}
+
 static void test_judge_use(void)
 {
 	struct standby_view v = fresh();
@@ -392,6 +404,7 @@ int main(void)
 		TAP(test_judge_stale),
 		TAP(test_lead),
 		TAP(test_limits_from_lead),
+		TAP(test_judge_limit_changed),
 		TAP(test_rank_holds),
 		TAP(test_rank_ok_counts_stat_lead),
 		TAP(test_same_victim),
