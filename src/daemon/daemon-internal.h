@@ -77,6 +77,20 @@ struct standby {
 	} *rank_fds;            /* [0] the victim (current_fd: memory.stat), then rivals */
 	size_t n_rank_fds;
 	struct rank_bound *rank_buf; /* n_rank_fds - 1, preallocated */
+	/* the members re-check (standby-members.c; members NULL: none) */
+	struct member {
+		int pid;
+		int status_fd, adj_fd; /* /proc/PID/{status,oom_score_adj}, or -1 */
+		bool can_be_eligible;  /* not a kernel thread, PID 1, cgoom, omit */
+	} *members;
+	size_t n_members;
+	struct member_score *member_buf; /* n_members, preallocated */
+	int *entity_pids;                /* sorted: every PID the snapshot saw in it */
+	size_t n_entity_pids;
+	int *procs_fds; /* cgroup.procs of each of the entity's cgroups */
+	size_t n_procs_fds;
+	int *pid_buf; /* for parsing cgroup.procs, preallocated */
+	size_t cap_pid_buf;
 	bool ready;                   /* a victim with at least one verified target */
 };
 
@@ -299,6 +313,20 @@ void standby_free(struct standby *sb); /* NULL-safe */
  * leads (its footprint now against each rival's memory.current +
  * memory.swap.current). false when it cannot tell. Allocates nothing. */
 bool standby_rank_ok(struct daemon *dm, struct standby *sb);
+
+/* standby-members.c: the victim entity's processes re-read at the
+ * crossing (see there). */
+struct member_score {
+	int pid;
+	bool eligible;
+	int64_t score; /* oom_badness now */
+};
+/* Pure: P (victim_pid) is eligible and beats every other eligible
+ * member (equal scores: the lower PID wins, as in the engine). */
+bool standby_members_lead(const struct member_score *m, size_t n, int victim_pid);
+void standby_members_open(struct daemon *dm, struct standby *sb);
+bool standby_members_ok(struct daemon *dm, struct standby *sb);
+void standby_members_free(struct standby *sb);
 void standby_drop(struct domain *d);
 /* The victim's lead over the next eligible candidate of its tier, in
  * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */

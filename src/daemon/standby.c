@@ -24,8 +24,10 @@
  * see (read through fds opened when the standby was made), and the domain grew by less
  * than P's lead over the other processes of its entity (the re-check
  * reads no process: growth beyond that lead could have made another
- * of them the largest). Otherwise the decision is made
- * again right there. Dropped when the domain goes.
+ * of them the largest), or, for an entity of few processes, a re-read
+ * of those processes proves P still the largest (standby-members.c;
+ * then a failed proof decides again even when not stale). Otherwise
+ * the decision is made again right there. Dropped when the domain goes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -220,6 +222,7 @@ void standby_free(struct standby *sb)
 	if (!sb)
 		return;
 	rank_fds_free(sb);
+	standby_members_free(sb);
 	cgoom_kill_result_free(&sb->res);
 	if (sb->xattr_fd >= 0)
 		close(sb->xattr_fd);
@@ -332,8 +335,10 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 		sb->xattr_fd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, xc);
 	sb->skipped_at = sb->res.n_skipped;
 	sb->ready = sb->res.n_skipped < sb->res.n_targets;
-	if (sb->ready)
+	if (sb->ready) {
 		rank_fds_open(dm, sb);
+		standby_members_open(dm, sb);
+	}
 	return 0;
 }
 
@@ -358,10 +363,11 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 							 : dm->prepare_cost_us - dm->prepare_cost_us / 16;
 	/* the entity must keep its lead over its rivals, and P its lead
 	 * inside the entity (else another of its processes is the one a
-	 * full read would signal) */
+	 * full read would signal), unless the crossing re-reads the
+	 * entity's processes (members) */
 	sb->proc_lead = cgoom_victim_process_lead(&sb->snap, &sb->dec);
 	sb->lead = standby_lead(&sb->dec);
-	if (sb->proc_lead < sb->lead)
+	if (sb->proc_lead < sb->lead && !sb->members)
 		sb->lead = sb->proc_lead;
 	sb->decided_us = now;
 	sb->level_at = level;
@@ -489,10 +495,24 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	}
 	struct standby_limits l = standby_limits_of(sb, crossing);
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
-	/* at the crossing, a stale standby whose victim provably still leads
-	 * is as good as a new decision, and much faster */
-	uint64_t moved = sb && level > sb->level_at ? level - sb->level_at : 0;
-	if (vd == SB_STALE && crossing && moved <= sb->proc_lead && standby_rank_ok(dm, sb)) {
+	if (!crossing || (vd != SB_USE && vd != SB_STALE))
+		return vd;
+	/* at the crossing, P is re-checked among its entity's processes
+	 * where they are few (standby-members.c): that proof replaces the
+	 * growth argument inside the entity, and a failed one (a sibling
+	 * overtook P without growing the domain, a newcomer) decides again */
+	bool members = sb->members != NULL;
+	if (members && !standby_members_ok(dm, sb)) {
+		log_debug("%s: standby: the victim entity's processes re-read: P no longer leads "
+			  "(or cannot be shown to)", d->path);
+		return SB_REDECIDE;
+	}
+	if (vd == SB_USE)
+		return vd;
+	/* a stale standby whose victim provably still leads is as good as
+	 * a new decision, and much faster */
+	uint64_t moved = level > sb->level_at ? level - sb->level_at : 0;
+	if ((members || moved <= sb->proc_lead) && standby_rank_ok(dm, sb)) {
 		log_debug("%s: standby stale by level or age, ranking re-checked: still leads", d->path);
 		return SB_USE;
 	}
