@@ -69,6 +69,7 @@ round() {
 	wait_ready a$N
 	pa=$(hog_pid a$N)
 	k0=$(oom_kills /race)
+	l0=$(wc -l < "$DLOG")
 	x0=$(ev_count victim_exit)
 	c0=$(ev_count kill)
 	if [ "$1" = 0 ]; then hog g$N /race/grow 200; else hog g$N /race/grow 200 "$1"; fi
@@ -98,6 +99,8 @@ round() {
 		OUTCOME=wrong
 	fi
 	say "round $N at ${1:-max} MiB/s: $OUTCOME (died [$died] $(labels_of $died), decision [$pred], oom_kill $k0 -> $k1, kills $((c1 - c0)), reaction ${REACT:-?} ms, standby ${STANDBY:-?})"
+	# a round not won: what the daemon said during it
+	[ "$OUTCOME" = won ] || tail -n +$((l0 + 1)) "$DLOG" | head -n 25 | sed 's/^/    round log: /'
 	# the kernel may have killed big (or b): bring the scene back
 	if is_dead "$(hog_pid big)"; then
 		sed -i '/^big /d' "$VM_TMP/hogs"; hog big /race/big 250; wait_ready big
