@@ -23,6 +23,7 @@
 #include "cgoom/select.h"
 #include "cgoom/strbuf.h"
 #include "cgoom/trigger.h"
+#include "cgfs.h" /* cgfs_reread, cgfs_now_us: time in microseconds */
 #include "daemon.h"
 #include "kill.h"
 #include "lifecycle.h"
@@ -192,13 +193,9 @@ struct trigger_event {
 	struct cgoom_cgroup_state before;   /* cgroup: the trigger state before this check */
 };
 
-/* Time, microseconds: CLOCK_MONOTONIC. */
-uint64_t daemon_now_us(void);
 
 /* ---- domains.c ---- */
 
-/* pread from offset 0 into buf (cap bytes, NUL-terminated); -errno. */
-int daemon_reread(int fd, char *buf, size_t cap, size_t *ret_len);
 int domains_init(struct daemon *dm);
 int domains_rescan(struct daemon *dm);
 void domains_apply_config(struct daemon *dm);

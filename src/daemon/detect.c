@@ -41,14 +41,14 @@ static uint64_t lookahead_bytes(uint64_t rate)
 static int read_u64_fd(struct daemon *dm, int fd, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
 }
 
 static int read_limit_fd(struct daemon *dm, int fd, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_limit(dm->buf, len, ret);
 }
 
@@ -62,7 +62,7 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 	if (r == 0 && d->high_fd >= 0 && read_limit_fd(dm, d->high_fd, &s.high) < 0)
 		s.high = UINT64_MAX;
 	if (r == 0)
-		r = daemon_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
+		r = cgfs_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r == 0)
 		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
 	if (r == 0)
@@ -74,7 +74,7 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 {
 	size_t len;
 	struct cgoom_unreclaim u;
-	int r = daemon_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r == 0)
 		r = cgoom_parse_unreclaim(dm->buf, len, &u);
 	if (r < 0)
@@ -96,14 +96,14 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 {
 	size_t len;
-	int r = daemon_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_meminfo(dm->buf, len, ret);
 }
 
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
@@ -111,7 +111,7 @@ int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 		    struct cgoom_psi_sample *ret)
 {
 	size_t len;
-	int r = daemon_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r < 0)
 		return r;
 	struct cgoom_pressure p;

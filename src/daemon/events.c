@@ -241,7 +241,7 @@ void metrics_free(struct daemon *dm)
 
 static uint64_t mono_ms(void)
 {
-	return clock_us(CLOCK_MONOTONIC) / 1000;
+	return cgfs_now_us() / 1000;
 }
 
 int hook_run(struct daemon *dm, const char *json, size_t len)

@@ -43,13 +43,6 @@
 #define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
 
-uint64_t daemon_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* ---- config ---- */
 
 /* Reads and parses the config; a missing default file means defaults.
@@ -175,7 +168,7 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
 	    standby_rank_ok(dm, d->standby))
 		return;
-	standby_prepare_async(dm, d, daemon_now_us(), ev->level);
+	standby_prepare_async(dm, d, cgfs_now_us(), ev->level);
 }
 
 static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
@@ -411,7 +404,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	if (r < 0)
 		goto out;
 	domains_rescan(dm);
-	uint64_t now = daemon_now_us();
+	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;
 	dm->next_metrics_us = now + METRICS_US;
 
@@ -446,7 +439,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			log_error("epoll_wait: %s", strerror(errno));
 			goto out;
 		}
-		now = daemon_now_us();
+		now = cgfs_now_us();
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		domains_reap(dm);
