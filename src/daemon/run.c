@@ -35,56 +35,25 @@
 #include <unistd.h>
 
 #include "cgoom/explain.h"
+#include "config-file.h"
 #include "daemon-internal.h"
 #include "daemon.h"
 #include "log.h"
-#include "safe-file.h"
 
 #define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
 
 /* ---- config ---- */
 
-/* Reads and parses the config; a missing default file means defaults.
- * Errors are logged as "FILE:LINE: msg". */
+/* Reads and parses the config (config-file.c); a missing default file
+ * means defaults. Errors are logged as "FILE:LINE: msg". */
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
-	/* a FIFO, a directory or a huge file put there is refused, never
-	 * waited on or read in part (issue 15) */
-	int fd = -1;
-	int e = -sfile_open_read(path, 1u << 20, &fd);
-	FILE *f = e ? NULL : fdopen(fd, "re");
-	if (!f) {
-		if (!e)
-			e = errno, close(fd);
-		if (e == ENOENT && !given) {
-			cgoom_config_init(ret);
-			return 0;
-		}
-		log_error("%s: %s", path, sfile_strerror(-e));
-		return -e;
-	}
-	struct cgoom_strbuf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len < (1u << 20))
-		cgoom_strbuf_append(&b, chunk, n);
-	int rerr = ferror(f);
-	fclose(f);
-	if (rerr || b.failed) {
-		log_error("%s: %s", path, rerr ? "read error" : "out of memory");
-		cgoom_strbuf_free(&b);
-		return rerr ? -EIO : -ENOMEM;
-	}
-	struct cgoom_config_error err = { 0 };
-	int r = cgoom_config_parse(b.buf ? b.buf : "", b.len, ret, &err);
-	cgoom_strbuf_free(&b);
-	if (r < 0) {
-		if (err.line > 0)
-			log_error("%s:%d: %s", path, err.line, err.msg);
-		else
-			log_error("%s: %s", path, err.msg[0] ? err.msg : strerror(-r));
-	}
+	char err[512];
+	int r = cgoom_config_load(path, given, ret, err, sizeof(err));
+
+	if (r < 0)
+		log_error("%s", err);
 	return r;
 }
 
