@@ -163,7 +163,7 @@ struct daemon {
 	/* events.c */
 	int event_fd;
 	struct metric_row *rows;
-	size_t n_rows;
+	size_t n_rows, cap_rows;
 	bool have_reaction;
 	uint64_t last_reaction_us;
 

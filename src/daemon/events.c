@@ -104,10 +104,8 @@ static struct metric_row *row(struct daemon *dm, const char *domain)
 	for (size_t i = 0; i < dm->n_rows; i++)
 		if (strcmp(dm->rows[i].domain, domain) == 0)
 			return &dm->rows[i];
-	struct metric_row *n = realloc(dm->rows, (dm->n_rows + 1) * sizeof(*n));
-	if (!n)
+	if (cgfs_grow(&dm->rows, &dm->cap_rows, dm->n_rows + 1, sizeof(*dm->rows)) < 0)
 		return NULL;
-	dm->rows = n;
 	struct metric_row *r = &dm->rows[dm->n_rows];
 	memset(r, 0, sizeof(*r));
 	r->domain = strdup(domain);
@@ -234,6 +232,7 @@ void metrics_free(struct daemon *dm)
 		free(dm->rows[i].domain);
 	free(dm->rows);
 	dm->rows = NULL;
+	dm->cap_rows = 0;
 	dm->n_rows = 0;
 }
 

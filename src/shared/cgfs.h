@@ -61,8 +61,8 @@ int cgfs_read_small_at(int dirfd, const char *name, char *buf, size_t cap, size_
  * vanished meanwhile). Lists a fresh open file description of dirfd (a
  * dup would share, and leave at EOF, its offset). No allocation
  * (getdents64 into a stack buffer), so it serves the kill path. Stops at
- * the first fn() < 0 and returns that; else 0, or -errno of the listing
- * (after the entries listed before it). */
+ * the first fn() != 0 and returns that (< 0: an error; > 0: found);
+ * else 0, or -errno of the listing (after the entries listed before it). */
 int cgfs_for_each_entry(int dirfd, int (*fn)(void *ctx, const char *name, unsigned char type),
 			void *ctx);
 
