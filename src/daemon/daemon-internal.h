@@ -211,6 +211,11 @@ struct domain *domains_find(struct daemon *dm, const char *path);
 
 /* ---- detect.c (reads, never writes) ---- */
 
+/* A kept fd re-read (cgfs_reread into dm->buf) and parsed: a u64
+ * (memory.current, ...) or a limit ("max" is UINT64_MAX). */
+int daemon_reread_u64(struct daemon *dm, int fd, uint64_t *ret);
+int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret);
+
 /* Re-reads memory.current/max/high/events into *ret. -ENODEV etc. when
  * the cgroup is gone. */
 int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret);

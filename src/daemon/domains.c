@@ -34,15 +34,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int read_limit_fd(struct daemon *dm, int fd, uint64_t *ret)
-{
-	size_t len;
-	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
-	if (r < 0)
-		return r;
-	return cgoom_parse_limit(dm->buf, len, ret);
-}
-
 struct domain *domains_find(struct daemon *dm, const char *path)
 {
 	for (size_t i = 0; i < dm->n_domains; i++)
@@ -195,15 +186,15 @@ static void guard_restore(struct daemon *dm, struct domain *d)
 	if (!d->high_written)
 		return;
 	d->high_written = false;
-	uint64_t now;
-	int r = read_limit_fd(dm, d->high_fd, &now);
+	uint64_t high;
+	int r = daemon_reread_limit(dm, d->high_fd, &high);
 	if (r < 0) {
 		log_debug("%s: memory.high gone (%s); nothing to restore", d->path, strerror(-r));
 		return;
 	}
-	if (now != d->our_high) {
+	if (high != d->our_high) {
 		log_warning("%s: memory.high was changed by someone else (now %llu); leaving it",
-			    d->path, (unsigned long long)now);
+			    d->path, (unsigned long long)high);
 		return;
 	}
 	r = write_high(d, d->old_high);
@@ -332,7 +323,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	int r = -errno;
 	if (d->events_fd < 0 || d->current_fd < 0 || d->max_fd < 0) {
 		log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
-		goto fail;
+		goto out_free;
 	}
 	/* optional: without memory.stat only the at-the-limit backstop fires */
 	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
@@ -340,7 +331,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
 	r = domain_sample(dm, d, &d->sample);
 	if (r < 0)
-		goto fail;
+		goto out_free;
 	d->sample_ok = true;
 	cgoom_cgroup_baseline(&d->trig, &d->sample);
 	if (dm->once)
@@ -369,7 +360,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		 d->psi_trigger ? ", PSI trigger" : ", PSI polled",
 		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
 	return 0;
-fail:
+out_free:
 	d->dead = true;
 	close_fd(&d->stat_fd);
 	close_fd(&d->swap_max_fd);
@@ -402,7 +393,7 @@ static bool finite_max(struct daemon *dm, int dirfd)
 	if (fd < 0)
 		return false;
 	uint64_t v = UINT64_MAX;
-	int r = read_limit_fd(dm, fd, &v);
+	int r = daemon_reread_limit(dm, fd, &v);
 	close(fd);
 	return r == 0 && v != UINT64_MAX;
 }

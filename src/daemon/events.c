@@ -211,7 +211,7 @@ void metrics_write(struct daemon *dm)
 	render(dm, &b);
 	if (b.failed) {
 		log_warning("metrics_file: out of memory");
-		goto out;
+		goto out_free;
 	}
 	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (safe-file.h) */
 	bool tmp_bad = false;
@@ -222,7 +222,7 @@ void metrics_write(struct daemon *dm)
 	else if (r == 0 && metrics_err != 0)
 		log_info("metrics_file %s: written again", path);
 	metrics_err = r;
-out:
+out_free:
 	cgoom_strbuf_free(&b);
 }
 

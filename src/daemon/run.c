@@ -341,7 +341,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	struct cgoom_config cfg;
 	if (config_load(dm->config_path, o->config_given, &cfg) < 0) {
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = cfg;
@@ -351,7 +351,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	if (r < 0) {
 		log_error("%s", err[0] ? err : strerror(-r));
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	dm->live = cgoom_roots_are_live(&dm->roots);
 	if (!dm->live && !dm->dry_run) {
@@ -359,19 +359,19 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			  "(use --dry-run on a fixture tree)",
 			  dm->roots.cgroup_path, dm->roots.proc_path);
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	self_protect(dm);
 	sysd_warn_oomd(dm);
 	r = setup_fds(dm);
 	if (r < 0) {
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
-		goto out;
+		goto out_free;
 	}
 	events_open(dm);
 	r = domains_init(dm);
 	if (r < 0)
-		goto out;
+		goto out_free;
 	domains_rescan(dm);
 	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;
@@ -406,7 +406,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			if (errno == EINTR)
 				continue;
 			log_error("epoll_wait: %s", strerror(errno));
-			goto out;
+			goto out_free;
 		}
 		now = cgfs_now_us();
 		for (int i = 0; i < n; i++)
@@ -422,7 +422,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	cgoom_strbuf_free(&s);
 	dm->quit = true;
 	metrics_write(dm);
-out:
+out_free:
 	daemon_free(dm);
 	return rc;
 }

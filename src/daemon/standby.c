@@ -171,12 +171,10 @@ static void rank_fds_open(struct daemon *dm, struct standby *sb)
 
 static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
 {
-	size_t len;
 	*ret = 0;
 	if (fd < 0)
 		return 0; /* no swap accounting: nothing swapped */
-	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
-	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
+	return daemon_reread_u64(dm, fd, ret);
 }
 
 bool standby_rank_ok(struct daemon *dm, struct standby *sb)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cgroupfs + procfs -> snapshot. Everything goes through openat() and
- * friends below the two root fds, one path component at a time, with
- * O_NOFOLLOW, so a fixture tree is a full test bed and a symlink planted
- * below a root is never followed. Nothing here decides anything: what
+ * friends below the two root fds (cgfs.c: one component at a time with
+ * O_NOFOLLOW, or openat2 beneath the root), so a fixture tree is a full
+ * test bed and a symlink planted below a root is never followed. Nothing here decides anything: what
  * could not be read becomes a note, for the explanation.
  */
 
@@ -211,7 +211,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		st.subtree_memory = false;
 	rd_stage_processes(rd, is_root ? 0 : (int)rd->s->n_cgroups);
 	if (rd->err)
-		goto out;
+		goto out_free;
 
 	if (!is_root) {
 		hook(CGOOM_READER_BEFORE_COMMIT, path);
@@ -220,19 +220,19 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		 * the files were read. */
 		if (st.gone || !rd_still_there(parent_fd, name, fd)) {
 			rd_drop_staged(rd, path);
-			goto out;
+			goto out_free;
 		}
 		idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
 		if (idx == -ENOMEM)
 			rd->err = idx;
 		if (idx < 0) {
 			rd_note(rd, path, NULL, "cannot be added (%s), dropped", strerror(-idx));
-			goto out;
+			goto out_free;
 		}
 	}
 	rd_commit(rd, &st, idx);
 	visit_children(rd, &st, idx, depth);
-out:
+out_free:
 	free_children(&st);
 	return rd->err;
 }
