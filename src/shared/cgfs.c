@@ -25,6 +25,11 @@ bool cgfs_no_openat2(void)
 	return openat2_missing;
 }
 
+void cgfs_set_no_openat2(bool on)
+{
+	openat2_missing = on;
+}
+
 /* The fallback: one component at a time, each directory O_PATH |
  * O_NOFOLLOW, the last with the caller's flags. rel has no leading '/'. */
 static int open_by_components(int dirfd, const char *rel, int flags)

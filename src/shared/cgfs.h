@@ -32,6 +32,9 @@ int cgfs_open_beneath(int dirfd, const char *rel, int flags);
 /* Whether cgfs_open_beneath() has found openat2() missing (it then costs
  * one openat() per component). */
 bool cgfs_no_openat2(void);
+/* Tests: makes cgfs_open_beneath() take (true) or retry (false) the
+ * one-component-at-a-time way, as on a kernel without openat2. */
+void cgfs_set_no_openat2(bool on);
 
 /* A reusable read buffer, grown as needed. */
 struct rbuf {

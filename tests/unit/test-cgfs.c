@@ -50,6 +50,16 @@ static void test_open_beneath(void)
 	close(dfd);
 }
 
+/* The same refusals without openat2 (before Linux 5.6, or a seccomp
+ * filter without it): one component at a time. */
+static void test_open_by_components(void)
+{
+	cgfs_set_no_openat2(true);
+	test_open_beneath();
+	CHECK(cgfs_no_openat2());
+	cgfs_set_no_openat2(false);
+}
+
 static void test_read_small(void)
 {
 	char buf[8];
@@ -136,6 +146,7 @@ int main(void)
 {
 	int r = tap_run((struct tap_test[]){
 		TAP(test_open_beneath),
+		TAP(test_open_by_components),
 		TAP(test_read_small),
 		TAP(test_for_each_entry),
 		TAP(test_grow),
