@@ -27,11 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if ((m.present & CGOOM_MEMSTAT_FOOTPRINT_KEYS) != CGOOM_MEMSTAT_FOOTPRINT_KEYS)
 		abort();
-	if (m.present & ~0xffu)
+	if (m.present & ~0x3ffu)
 		abort();
 	if ((!(m.present & CGOOM_MEMSTAT_ANON) && m.anon) ||
 	    (!(m.present & CGOOM_MEMSTAT_FILE) && m.file) ||
-	    (!(m.present & CGOOM_MEMSTAT_UNEVICTABLE) && m.unevictable))
+	    (!(m.present & CGOOM_MEMSTAT_UNEVICTABLE) && m.unevictable) ||
+	    (!(m.present & CGOOM_MEMSTAT_SHMEM) && m.shmem) ||
+	    (!(m.present & CGOOM_MEMSTAT_PAGETABLES) && m.pagetables))
+		abort();
+	/* the one parser: requiring no key gives the same fields */
+	struct cgoom_memstat k;
+	if (cgoom_parse_memstat_keys((const char *)data, size, &k) != 0 || memcmp(&m, &k, sizeof(m)))
 		abort();
 	/* deterministic */
 	struct cgoom_memstat m2;

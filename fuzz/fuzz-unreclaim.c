@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* memory.stat for the daemon's unreclaimable sum (cgoom_parse_unreclaim):
+/* memory.stat for the daemon's unreclaimable sum (cgoom_parse_unreclaim,
+ * through cgoom_parse_memstat_keys, the reader's parser):
  * outputs untouched on failure; on success the sum never wraps, shrinks
  * as the swap room grows, and never counts below the non-anon parts.
  * The last 16 bytes also drive the growth-rate estimate and the sample
@@ -38,6 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (some > all || none > some)
 			abort();
 		if (all < u.anon_lru || none < u.sock || none < u.unevictable)
+			abort();
+		/* computed from the one memory.stat parser's result */
+		struct cgoom_memstat m;
+		struct cgoom_unreclaim v;
+		if (cgoom_parse_memstat_keys((const char *)data, size, &m) != 0 ||
+		    cgoom_unreclaim_from_memstat(&m, &v) != 0 || memcmp(&u, &v, sizeof(u)))
 			abort();
 	}
 	if (size >= 16) {

@@ -30,6 +30,8 @@ enum {
 	CGOOM_MEMSTAT_ACTIVE_ANON = 1u << 5,
 	CGOOM_MEMSTAT_INACTIVE_ANON = 1u << 6,
 	CGOOM_MEMSTAT_UNEVICTABLE = 1u << 7,
+	CGOOM_MEMSTAT_SHMEM = 1u << 8,
+	CGOOM_MEMSTAT_PAGETABLES = 1u << 9,
 	/* the keys cgoom's footprint formula needs */
 	CGOOM_MEMSTAT_FOOTPRINT_KEYS = CGOOM_MEMSTAT_KERNEL_STACK | CGOOM_MEMSTAT_SOCK |
 				       CGOOM_MEMSTAT_SLAB_UNRECLAIMABLE |
@@ -39,12 +41,17 @@ enum {
 struct cgoom_memstat {
 	uint64_t anon, file, kernel_stack, sock, slab_unreclaimable;
 	uint64_t active_anon, inactive_anon, unevictable;
+	uint64_t shmem, pagetables; /* the daemon's unreclaimable sum (trigger.h) */
 	unsigned present; /* CGOOM_MEMSTAT_* bits of the keys seen */
 };
 
 /* Parses "key value\n" lines. A line whose value is not a decimal u64,
  * or a key seen twice, is -EBADMSG. Missing footprint keys are -ENOENT. */
 int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret);
+/* The same parser, requiring no key (present says which were there):
+ * for cgoom_parse_unreclaim (trigger.h), whose keys older kernels lack
+ * in part. The one memory.stat parser both go through. */
+int cgoom_parse_memstat_keys(const char *buf, size_t len, struct cgoom_memstat *ret);
 
 /* memory.events / memory.events.local. Missing keys read as 0. */
 enum {

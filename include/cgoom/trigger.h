@@ -91,10 +91,13 @@ struct cgoom_unreclaim {
 	uint64_t unevictable, kernel_stack, pagetables, slab_unreclaimable, sock;
 };
 
-/* Parses memory.stat for the fields above. Unknown keys are ignored; a
- * tracked key seen twice or with a value that is not a decimal u64 is
- * -EBADMSG; without any anon key (active_anon/inactive_anon or anon) it
- * is -ENOENT. */
+/* The fields above from a parsed memory.stat (cgoom_parse_memstat_keys);
+ * -ENOENT without any anon key (active_anon/inactive_anon or anon). */
+int cgoom_unreclaim_from_memstat(const struct cgoom_memstat *m, struct cgoom_unreclaim *ret);
+/* memory.stat through cgoom_parse_memstat_keys, then the above. Unknown
+ * keys are ignored; a malformed line (not "key u64"), or a key seen
+ * twice, is -EBADMSG (-ERANGE for a value past u64); without any anon
+ * key -ENOENT. *ret is untouched on failure. */
 int cgoom_parse_unreclaim(const char *buf, size_t len, struct cgoom_unreclaim *ret);
 
 /* Bytes the kernel cannot reclaim: anon_lru beyond swap_room (the swap

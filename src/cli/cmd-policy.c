@@ -8,6 +8,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cgfs.h"
 #include "cgoom/explain.h"
 #include "cli.h"
 #include "log.h"
@@ -24,10 +25,9 @@ static void print_policy(enum cgoom_policy p)
 static int set_policy(struct cli_ctx *c, int i, enum cgoom_policy p)
 {
 	const char *path = c->snap.cgroups[i].path;
-	const char *rel = i == 0 ? "." : path + 1;
-	int fd = openat(c->roots.cgroup_fd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = cgfs_open_beneath(c->roots.cgroup_fd, path, CGFS_DIR_FLAGS);
 	if (fd < 0) {
-		log_error("%s: %s", path, strerror(errno));
+		log_error("%s: %s", path, strerror(-fd));
 		return EXIT_RUNTIME;
 	}
 	const char *v = cgoom_policy_name(p);

@@ -6,81 +6,16 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config-file.h"
 #include "log.h"
-#include "safe-file.h"
-
-/* The config may be a symlink (unlike anything below the roots). */
-static int read_path(const char *path, char **ret, size_t *ret_len)
-{
-	/* never blocks on a FIFO; a directory or a file over 1 MiB is refused */
-	int fd = -1;
-	int r0 = sfile_open_read(path, 1u << 20, &fd);
-	if (r0 < 0)
-		return r0;
-	FILE *f = fdopen(fd, "re");
-	if (!f) {
-		r0 = -errno;
-		close(fd);
-		return r0;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int r = 0;
-	while (buf) {
-		if (len + 1 >= cap) {
-			if (cap >= (1u << 20)) {
-				r = -EFBIG;
-				break;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		if (n == 0) {
-			if (ferror(f))
-				r = -EIO;
-			break;
-		}
-		len += n;
-	}
-	fclose(f);
-	if (!buf)
-		return -ENOMEM;
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
-}
 
 static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 {
 	const char *path = o->config ? o->config : "/etc/cgoom.conf";
-	char *buf = NULL;
-	size_t len = 0;
-	int r = read_path(path, &buf, &len);
-	if (r == -ENOENT && !o->config_given) {
-		cgoom_config_init(ret);
-		return EXIT_OK;
-	}
-	if (r < 0) {
-		log_error("%s: %s", path, sfile_strerror(r));
-		return EXIT_USAGE;
-	}
-	struct cgoom_config_error err = { 0 };
-	r = cgoom_config_parse(buf, len, ret, &err);
-	free(buf);
-	if (r < 0) {
-		if (err.line > 0)
-			fprintf(stderr, "%s:%d: %s\n", path, err.line, err.msg);
-		else
-			fprintf(stderr, "%s: %s\n", path, err.msg[0] ? err.msg : strerror(-r));
+	char err[512];
+
+	if (cgoom_config_load(path, o->config_given, ret, err, sizeof(err)) < 0) {
+		log_error("%s", err);
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;

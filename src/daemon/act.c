@@ -131,7 +131,7 @@ static bool confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t 
 			return false;
 		struct cgoom_psi_sample s;
 		/* still stalling: full total grew since the trigger was seen */
-		return ev->psi0.valid && domain_psi_read(dm, d, daemon_now_us(), &s) == 0 &&
+		return ev->psi0.valid && domain_psi_read(dm, d, cgfs_now_us(), &s) == 0 &&
 		       s.total_us > ev->psi0.total_us;
 	}
 	struct cgoom_cgroup_sample s;
@@ -247,7 +247,7 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 			log_debug("%s: user.oomd_ooms: %s", d->path, strerror(-r));
 	}
 	cgoom_kill_signal(dm->roots.cgroup_fd, sb->scope_path, sb->dec.use_cgroup_kill, sig, &sb->res);
-	*ret_signal_us = daemon_now_us();
+	*ret_signal_us = cgfs_now_us();
 	if (sig == SIGKILL)
 		cgoom_kill_release(&sb->res);
 	if (sb->xattr_fd >= 0 && sb->res.n_signalled > 0)
@@ -272,7 +272,7 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 		k->n_alive++;
 	}
 	struct kl_params p = kl_params_of(dm);
-	kl_step(&k->lc, sig == SIGKILL ? KL_EV_START_KILL : KL_EV_START_TERM, daemon_now_us(), &p);
+	kl_step(&k->lc, sig == SIGKILL ? KL_EV_START_KILL : KL_EV_START_TERM, cgfs_now_us(), &p);
 	return 0;
 }
 
@@ -299,16 +299,16 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
 	standby_wait(dm); /* a preparation in flight is nearer done than a new one */
-	uint64_t now = daemon_now_us();
+	uint64_t now = cgfs_now_us();
 	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
 		report_trigger(dm, ev);
 		return;
 	}
 	struct standby *sb = d->standby;
-	uint64_t kernel, t_ready = daemon_now_us();
+	uint64_t kernel, t_ready = cgfs_now_us();
 	bool ok = confirm(dm, ev, &kernel);
-	uint64_t t_confirmed = daemon_now_us();
+	uint64_t t_confirmed = cgfs_now_us();
 	log_debug("%s: act: detected +%llu us, decision ready +%llu us (%s), confirmed +%llu us",
 		  d->path, (unsigned long long)(now - ev->t0), (unsigned long long)(t_ready - ev->t0),
 		  from_standby ? "standby" : "decided now", (unsigned long long)(t_confirmed - ev->t0));
@@ -353,7 +353,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	if (kill_now && kr < 0) {
 		log_warning("%s: nothing signalled (victims vanished or became protected)", d->path);
 		clear_after = true;
-		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US / 10;
+		d->cooldown_until_us = cgfs_now_us() + NO_VICTIM_COOLDOWN_US / 10;
 	} else if (kill_now) {
 		/* signalled: the lifecycle takes it from here */
 	} else if (sb->dec.inflight) {
@@ -361,7 +361,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 			   sb->dec.inflight_pid);
 	} else if (dm->dry_run && sb->dec.has_victim) {
 		report_dry_run(dm, d, sb);
-		d->cooldown_until_us = daemon_now_us() + dm->cfg.kill_wait_us;
+		d->cooldown_until_us = cgfs_now_us() + dm->cfg.kill_wait_us;
 	} else {
 		struct cgoom_strbuf why = { 0 };
 		if (!sb->dec.has_victim)
@@ -370,7 +370,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 			    sb->dec.has_victim ? "every victim process vanished or is protected"
 					       : why.buf ? why.buf : "");
 		cgoom_strbuf_free(&why);
-		d->cooldown_until_us = daemon_now_us() + NO_VICTIM_COOLDOWN_US;
+		d->cooldown_until_us = cgfs_now_us() + NO_VICTIM_COOLDOWN_US;
 	}
 	if (clear_after)
 		kill_state_clear(dm, d);
@@ -449,7 +449,7 @@ static void escalate(struct daemon *dm, struct domain *d)
 	domain_field(&f, d);
 	cgoom_strbuf_printf(&f, ", \"signal\": \"SIGKILL\", \"method\": \"%s\", \"n\": %d, "
 				"\"after_term_ms\": %llu",
-			    method, n, (unsigned long long)((daemon_now_us() - k->lc.signal_us) / 1000));
+			    method, n, (unsigned long long)((cgfs_now_us() - k->lc.signal_us) / 1000));
 	event_emit(dm, "kill_escalate", &f);
 	cgoom_strbuf_free(&f);
 }

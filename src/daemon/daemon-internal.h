@@ -23,6 +23,7 @@
 #include "cgoom/select.h"
 #include "cgoom/strbuf.h"
 #include "cgoom/trigger.h"
+#include "cgfs.h" /* cgfs_reread, cgfs_now_us: time in microseconds */
 #include "daemon.h"
 #include "kill.h"
 #include "lifecycle.h"
@@ -178,7 +179,7 @@ struct daemon {
 	/* events.c */
 	int event_fd;
 	struct metric_row *rows;
-	size_t n_rows;
+	size_t n_rows, cap_rows;
 	bool have_reaction;
 	uint64_t last_reaction_us;
 
@@ -208,13 +209,9 @@ struct trigger_event {
 	struct cgoom_cgroup_state before;   /* cgroup: the trigger state before this check */
 };
 
-/* Time, microseconds: CLOCK_MONOTONIC. */
-uint64_t daemon_now_us(void);
 
 /* ---- domains.c ---- */
 
-/* pread from offset 0 into buf (cap bytes, NUL-terminated); -errno. */
-int daemon_reread(int fd, char *buf, size_t cap, size_t *ret_len);
 int domains_init(struct daemon *dm);
 int domains_rescan(struct daemon *dm);
 void domains_apply_config(struct daemon *dm);
@@ -229,6 +226,11 @@ void guard_apply(struct daemon *dm, struct domain *d);
 struct domain *domains_find(struct daemon *dm, const char *path);
 
 /* ---- detect.c (reads, never writes) ---- */
+
+/* A kept fd re-read (cgfs_reread into dm->buf) and parsed: a u64
+ * (memory.current, ...) or a limit ("max" is UINT64_MAX). */
+int daemon_reread_u64(struct daemon *dm, int fd, uint64_t *ret);
+int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret);
 
 /* Re-reads memory.current/max/high/events into *ret. -ENODEV etc. when
  * the cgroup is gone. */

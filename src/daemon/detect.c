@@ -31,17 +31,17 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
-static int read_u64_fd(struct daemon *dm, int fd, uint64_t *ret)
+int daemon_reread_u64(struct daemon *dm, int fd, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
 }
 
-static int read_limit_fd(struct daemon *dm, int fd, uint64_t *ret)
+int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_limit(dm->buf, len, ret);
 }
 
@@ -49,13 +49,13 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 {
 	struct cgoom_cgroup_sample s = { .high = UINT64_MAX };
 	size_t len;
-	int r = read_u64_fd(dm, d->current_fd, &s.current);
+	int r = daemon_reread_u64(dm, d->current_fd, &s.current);
 	if (r == 0)
-		r = read_limit_fd(dm, d->max_fd, &s.max);
-	if (r == 0 && d->high_fd >= 0 && read_limit_fd(dm, d->high_fd, &s.high) < 0)
+		r = daemon_reread_limit(dm, d->max_fd, &s.max);
+	if (r == 0 && d->high_fd >= 0 && daemon_reread_limit(dm, d->high_fd, &s.high) < 0)
 		s.high = UINT64_MAX;
 	if (r == 0)
-		r = daemon_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
+		r = cgfs_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r == 0)
 		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
 	if (r == 0)
@@ -67,7 +67,7 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 {
 	size_t len;
 	struct cgoom_unreclaim u;
-	int r = daemon_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r == 0)
 		r = cgoom_parse_unreclaim(dm->buf, len, &u);
 	if (r < 0)
@@ -76,8 +76,8 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur;
 	if (dm->swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
-	    read_limit_fd(dm, d->swap_max_fd, &smax) == 0 &&
-	    read_u64_fd(dm, d->swap_current_fd, &scur) == 0) {
+	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0 &&
+	    daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0) {
 		room = above(smax, scur);
 		if (room > dm->swap_free)
 			room = dm->swap_free;
@@ -89,14 +89,14 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 {
 	size_t len;
-	int r = daemon_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_meminfo(dm->buf, len, ret);
 }
 
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
@@ -104,7 +104,7 @@ int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 		    struct cgoom_psi_sample *ret)
 {
 	size_t len;
-	int r = daemon_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r < 0)
 		return r;
 	struct cgoom_pressure p;

@@ -27,41 +27,11 @@
  * (page-cache spikes that reclaim resolves at once do not count). */
 #define BAND_DWELL_US 100000ULL
 
-int daemon_reread(int fd, char *buf, size_t cap, size_t *ret_len)
-{
-	if (fd < 0)
-		return -EBADF;
-	size_t len = 0;
-	while (len + 1 < cap) {
-		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret_len = len;
-	return 0;
-}
-
 static void close_fd(int *fd)
 {
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-}
-
-static int read_limit_fd(struct daemon *dm, int fd, uint64_t *ret)
-{
-	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
-	if (r < 0)
-		return r;
-	return cgoom_parse_limit(dm->buf, len, ret);
 }
 
 struct domain *domains_find(struct daemon *dm, const char *path)
@@ -160,14 +130,9 @@ static struct domain *domain_new(const char *path)
 
 static int domains_push(struct daemon *dm, struct domain *d)
 {
-	if (dm->n_domains == dm->cap_domains) {
-		size_t cap = dm->cap_domains ? dm->cap_domains * 2 : 16;
-		struct domain **n = realloc(dm->domains, cap * sizeof(*n));
-		if (!n)
-			return -ENOMEM;
-		dm->domains = n;
-		dm->cap_domains = cap;
-	}
+	int r = cgfs_grow(&dm->domains, &dm->cap_domains, dm->n_domains + 1, sizeof(*dm->domains));
+	if (r < 0)
+		return r;
 	dm->domains[dm->n_domains++] = d;
 	return 0;
 }
@@ -194,7 +159,7 @@ int domains_init(struct daemon *dm)
 	dm->vmstat_fd = openat(dm->roots.proc_fd, "vmstat", RDONLY);
 	if (dm->vmstat_fd >= 0) {
 		size_t len;
-		if (daemon_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+		if (cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
 		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &dm->vmstat_oom_kill) == 0)
 			dm->vmstat_ok = true;
 	}
@@ -221,15 +186,15 @@ static void guard_restore(struct daemon *dm, struct domain *d)
 	if (!d->high_written)
 		return;
 	d->high_written = false;
-	uint64_t now;
-	int r = read_limit_fd(dm, d->high_fd, &now);
+	uint64_t high;
+	int r = daemon_reread_limit(dm, d->high_fd, &high);
 	if (r < 0) {
 		log_debug("%s: memory.high gone (%s); nothing to restore", d->path, strerror(-r));
 		return;
 	}
-	if (now != d->our_high) {
+	if (high != d->our_high) {
 		log_warning("%s: memory.high was changed by someone else (now %llu); leaving it",
-			    d->path, (unsigned long long)now);
+			    d->path, (unsigned long long)high);
 		return;
 	}
 	r = write_high(d, d->old_high);
@@ -268,7 +233,7 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	}
 	if (!d->high_written) {
 		size_t len;
-		int r = daemon_reread(d->high_fd, dm->buf, sizeof(dm->buf), &len);
+		int r = cgfs_reread(d->high_fd, dm->buf, sizeof(dm->buf), &len);
 		if (r < 0) {
 			log_warning("%s: memory.high: %s; no guard band", d->path, strerror(-r));
 			d->params.guarded = false;
@@ -358,7 +323,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	int r = -errno;
 	if (d->events_fd < 0 || d->current_fd < 0 || d->max_fd < 0) {
 		log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
-		goto fail;
+		goto out_free;
 	}
 	/* optional: without memory.stat only the at-the-limit backstop fires */
 	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
@@ -366,7 +331,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
 	r = domain_sample(dm, d, &d->sample);
 	if (r < 0)
-		goto fail;
+		goto out_free;
 	d->sample_ok = true;
 	cgoom_cgroup_baseline(&d->trig, &d->sample);
 	if (dm->once)
@@ -394,8 +359,8 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		 d->params.guarded ? ", guard band" : "",
 		 d->psi_trigger ? ", PSI trigger" : ", PSI polled",
 		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
-	return 1;
-fail:
+	return 0;
+out_free:
 	d->dead = true;
 	close_fd(&d->stat_fd);
 	close_fd(&d->swap_max_fd);
@@ -407,7 +372,7 @@ fail:
 	close_fd(&d->dirfd);
 	free(d->path);
 	free(d);
-	return r;
+	return r < 0 ? r : -ENOENT;
 }
 
 static bool lists_memory(struct daemon *dm, int dirfd)
@@ -417,7 +382,7 @@ static bool lists_memory(struct daemon *dm, int dirfd)
 		return false;
 	size_t len;
 	bool has = false;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	close(fd);
 	return r == 0 && cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
 }
@@ -428,60 +393,65 @@ static bool finite_max(struct daemon *dm, int dirfd)
 	if (fd < 0)
 		return false;
 	uint64_t v = UINT64_MAX;
-	int r = read_limit_fd(dm, fd, &v);
+	int r = daemon_reread_limit(dm, fd, &v);
 	close(fd);
 	return r == 0 && v != UINT64_MAX;
+}
+
+static void walk(struct daemon *dm, int fd, const char *path, int depth);
+
+struct walk_ctx {
+	struct daemon *dm;
+	int fd;
+	const char *path;
+	int depth;
+};
+
+/* One entry of a walked directory: a memcg child is marked seen or added
+ * as a domain (finite memory.max), and walked. Never stops the walk. */
+static int walk_child(void *ctx, const char *name, unsigned char type)
+{
+	struct walk_ctx *w = ctx;
+	struct daemon *dm = w->dm;
+	if (type != DT_DIR && type != DT_UNKNOWN)
+		return 0;
+	int cfd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0)
+		return 0;
+	/* a cgroup without the memory controller has no memcg children */
+	if (!lists_memory(dm, cfd)) {
+		close(cfd);
+		return 0;
+	}
+	size_t plen = strlen(w->path), nlen = strlen(name);
+	char *child = malloc(plen + nlen + 2);
+	if (!child) {
+		close(cfd);
+		return 0;
+	}
+	snprintf(child, plen + nlen + 2, "%s/%s", strcmp(w->path, "/") ? w->path : "", name);
+	struct domain *d = domains_find(dm, child);
+	bool finite = finite_max(dm, cfd);
+	if (d && finite)
+		d->seen = true;
+	walk(dm, cfd, child, w->depth + 1);
+	if (!d && finite) {
+		int k = dup(cfd);
+		if (k >= 0 && domain_add(dm, k, child) == 0)
+			dm->domains[dm->n_domains - 1]->seen = true;
+	}
+	close(cfd);
+	free(child);
+	return 0;
 }
 
 /* Visits the memcg children of the directory `fd` (path `path`). */
 static void walk(struct daemon *dm, int fd, const char *path, int depth)
 {
+	struct walk_ctx w = { .dm = dm, .fd = fd, .path = path, .depth = depth };
 	if (depth >= MAX_DEPTH)
 		return;
-	/* a fresh open file description: a dup would share (and leave at
-	 * EOF) the offset of fd, and the next walk would list nothing */
-	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	DIR *dir = fdopendir(dfd);
-	if (!dir) {
-		close(dfd);
-		return;
-	}
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		if ((de->d_type != DT_DIR && de->d_type != DT_UNKNOWN) || !strcmp(de->d_name, ".") ||
-		    !strcmp(de->d_name, ".."))
-			continue;
-		int cfd = openat(fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0)
-			continue;
-		/* a cgroup without the memory controller has no memcg children */
-		if (!lists_memory(dm, cfd)) {
-			close(cfd);
-			continue;
-		}
-		size_t plen = strlen(path), nlen = strlen(de->d_name);
-		char *child = malloc(plen + nlen + 2);
-		if (!child) {
-			close(cfd);
-			continue;
-		}
-		snprintf(child, plen + nlen + 2, "%s/%s", strcmp(path, "/") ? path : "", de->d_name);
-		struct domain *d = domains_find(dm, child);
-		bool finite = finite_max(dm, cfd);
-		if (d && finite)
-			d->seen = true;
-		walk(dm, cfd, child, depth + 1);
-		if (!d && finite) {
-			int k = dup(cfd);
-			if (k >= 0 && domain_add(dm, k, child) > 0)
-				dm->domains[dm->n_domains - 1]->seen = true;
-		}
-		close(cfd);
-		free(child);
-	}
-	closedir(dir);
+	cgfs_for_each_entry(fd, walk_child, &w);
 }
 
 int domains_rescan(struct daemon *dm)

@@ -104,10 +104,8 @@ static struct metric_row *row(struct daemon *dm, const char *domain)
 	for (size_t i = 0; i < dm->n_rows; i++)
 		if (strcmp(dm->rows[i].domain, domain) == 0)
 			return &dm->rows[i];
-	struct metric_row *n = realloc(dm->rows, (dm->n_rows + 1) * sizeof(*n));
-	if (!n)
+	if (cgfs_grow(&dm->rows, &dm->cap_rows, dm->n_rows + 1, sizeof(*dm->rows)) < 0)
 		return NULL;
-	dm->rows = n;
 	struct metric_row *r = &dm->rows[dm->n_rows];
 	memset(r, 0, sizeof(*r));
 	r->domain = strdup(domain);
@@ -213,7 +211,7 @@ void metrics_write(struct daemon *dm)
 	render(dm, &b);
 	if (b.failed) {
 		log_warning("metrics_file: out of memory");
-		goto out;
+		goto out_free;
 	}
 	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (safe-file.h) */
 	bool tmp_bad = false;
@@ -224,7 +222,7 @@ void metrics_write(struct daemon *dm)
 	else if (r == 0 && metrics_err != 0)
 		log_info("metrics_file %s: written again", path);
 	metrics_err = r;
-out:
+out_free:
 	cgoom_strbuf_free(&b);
 }
 
@@ -234,6 +232,7 @@ void metrics_free(struct daemon *dm)
 		free(dm->rows[i].domain);
 	free(dm->rows);
 	dm->rows = NULL;
+	dm->cap_rows = 0;
 	dm->n_rows = 0;
 }
 
@@ -241,7 +240,7 @@ void metrics_free(struct daemon *dm)
 
 static uint64_t mono_ms(void)
 {
-	return clock_us(CLOCK_MONOTONIC) / 1000;
+	return cgfs_now_us() / 1000;
 }
 
 int hook_run(struct daemon *dm, const char *json, size_t len)

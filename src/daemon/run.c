@@ -35,63 +35,25 @@
 #include <unistd.h>
 
 #include "cgoom/explain.h"
+#include "config-file.h"
 #include "daemon-internal.h"
 #include "daemon.h"
 #include "log.h"
-#include "safe-file.h"
 
 #define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
 
-uint64_t daemon_now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 /* ---- config ---- */
 
-/* Reads and parses the config; a missing default file means defaults.
- * Errors are logged as "FILE:LINE: msg". */
+/* Reads and parses the config (config-file.c); a missing default file
+ * means defaults. Errors are logged as "FILE:LINE: msg". */
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
-	/* a FIFO, a directory or a huge file put there is refused, never
-	 * waited on or read in part (issue 15) */
-	int fd = -1;
-	int e = -sfile_open_read(path, 1u << 20, &fd);
-	FILE *f = e ? NULL : fdopen(fd, "re");
-	if (!f) {
-		if (!e)
-			e = errno, close(fd);
-		if (e == ENOENT && !given) {
-			cgoom_config_init(ret);
-			return 0;
-		}
-		log_error("%s: %s", path, sfile_strerror(-e));
-		return -e;
-	}
-	struct cgoom_strbuf b = { 0 };
-	char chunk[4096];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len < (1u << 20))
-		cgoom_strbuf_append(&b, chunk, n);
-	int rerr = ferror(f);
-	fclose(f);
-	if (rerr || b.failed) {
-		log_error("%s: %s", path, rerr ? "read error" : "out of memory");
-		cgoom_strbuf_free(&b);
-		return rerr ? -EIO : -ENOMEM;
-	}
-	struct cgoom_config_error err = { 0 };
-	int r = cgoom_config_parse(b.buf ? b.buf : "", b.len, ret, &err);
-	cgoom_strbuf_free(&b);
-	if (r < 0) {
-		if (err.line > 0)
-			log_error("%s:%d: %s", path, err.line, err.msg);
-		else
-			log_error("%s: %s", path, err.msg[0] ? err.msg : strerror(-r));
-	}
+	char err[512];
+	int r = cgoom_config_load(path, given, ret, err, sizeof(err));
+
+	if (r < 0)
+		log_error("%s", err);
 	return r;
 }
 
@@ -180,7 +142,7 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
 	    standby_rank_ok(dm, d->standby))
 		return;
-	standby_prepare_async(dm, d, daemon_now_us(), ev->level);
+	standby_prepare_async(dm, d, cgfs_now_us(), ev->level);
 }
 
 static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
@@ -385,7 +347,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	struct cgoom_config cfg;
 	if (config_load(dm->config_path, o->config_given, &cfg) < 0) {
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = cfg;
@@ -395,7 +357,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	if (r < 0) {
 		log_error("%s", err[0] ? err : strerror(-r));
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	dm->live = cgoom_roots_are_live(&dm->roots);
 	if (!dm->live && !dm->dry_run) {
@@ -403,21 +365,21 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			  "(use --dry-run on a fixture tree)",
 			  dm->roots.cgroup_path, dm->roots.proc_path);
 		rc = CGOOM_DAEMON_EXIT_USAGE;
-		goto out;
+		goto out_free;
 	}
 	self_protect(dm);
 	sysd_warn_oomd(dm);
 	r = setup_fds(dm);
 	if (r < 0) {
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
-		goto out;
+		goto out_free;
 	}
 	events_open(dm);
 	r = domains_init(dm);
 	if (r < 0)
-		goto out;
+		goto out_free;
 	domains_rescan(dm);
-	uint64_t now = daemon_now_us();
+	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;
 	dm->next_metrics_us = now + METRICS_US;
 
@@ -450,9 +412,9 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			if (errno == EINTR)
 				continue;
 			log_error("epoll_wait: %s", strerror(errno));
-			goto out;
+			goto out_free;
 		}
-		now = daemon_now_us();
+		now = cgfs_now_us();
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		domains_reap(dm);
@@ -466,7 +428,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	cgoom_strbuf_free(&s);
 	dm->quit = true;
 	metrics_write(dm);
-out:
+out_free:
 	daemon_free(dm);
 	return rc;
 }

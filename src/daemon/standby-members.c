@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "daemon-internal.h"
-#include "kill.h"
+#include "cgfs.h"
 
 #define MEMBERS_MAX_PROCS 64
 #define MEMBERS_MAX_CGROUPS 16
@@ -99,7 +99,7 @@ static int member_open(struct daemon *dm, const struct cgoom_process *p, struct 
 	int sfd = openat(dfd, "stat", O_RDONLY | O_CLOEXEC);
 	size_t len;
 	struct cgoom_pid_stat st;
-	if (sfd >= 0 && daemon_reread(sfd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+	if (sfd >= 0 && cgfs_reread(sfd, dm->buf, sizeof(dm->buf), &len) == 0 &&
 	    cgoom_parse_pid_stat(dm->buf, len, &st) == 0 && st.starttime == p->starttime) {
 		m->status_fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC);
 		m->adj_fd = openat(dfd, "oom_score_adj", O_RDONLY | O_CLOEXEC);
@@ -152,7 +152,7 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 	for (size_t c = 0; c < s->n_cgroups; c++) {
 		if (!cgoom_snapshot_is_under(s, (int)c, e->cgroup))
 			continue;
-		int dfd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, s->cgroups[c].path);
+		int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, s->cgroups[c].path, CGFS_DIR_FLAGS);
 		int fd = dfd >= 0 ? openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
 		if (dfd >= 0)
 			close(dfd);
@@ -168,7 +168,7 @@ fail:
 static int reread_int(struct daemon *dm, int fd, int64_t *ret)
 {
 	size_t len;
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_int(dm->buf, len, -1000, 1000, ret);
 }
 
@@ -179,7 +179,7 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 	/* nobody joined the entity */
 	for (size_t i = 0; i < sb->n_procs_fds; i++) {
 		size_t len;
-		if (daemon_reread(sb->procs_fds[i], dm->buf, sizeof(dm->buf), &len) < 0)
+		if (cgfs_reread(sb->procs_fds[i], dm->buf, sizeof(dm->buf), &len) < 0)
 			return false;
 		int n = cgoom_parse_pids(dm->buf, len, sb->pid_buf, sb->cap_pid_buf);
 		if (n < 0 || (size_t)n > sb->cap_pid_buf)
@@ -199,7 +199,7 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 		size_t len;
 		struct cgoom_pid_status st;
 		int64_t adj;
-		int r = daemon_reread(m->status_fd, dm->buf, sizeof(dm->buf), &len);
+		int r = cgfs_reread(m->status_fd, dm->buf, sizeof(dm->buf), &len);
 		if (r == -ESRCH)
 			continue; /* exited: out of the running */
 		if (r < 0 || cgoom_parse_pid_status(dm->buf, len, &st) < 0)

@@ -157,7 +157,8 @@ static void rank_fds_open(struct daemon *dm, struct standby *sb)
 		f->current_fd = f->swap_fd = -1;
 		f->bias_term = c->score - (int64_t)c->footprint;
 		f->ahead = c->order < v->order;
-		int dfd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, sb->snap.cgroups[c->cgroup].path);
+		int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, sb->snap.cgroups[c->cgroup].path,
+					    CGFS_DIR_FLAGS);
 		if (dfd < 0)
 			break;
 		f->current_fd = openat(dfd, victim ? "memory.stat" : "memory.current",
@@ -173,12 +174,10 @@ static void rank_fds_open(struct daemon *dm, struct standby *sb)
 
 static int reread_u64(struct daemon *dm, int fd, uint64_t *ret)
 {
-	size_t len;
 	*ret = 0;
 	if (fd < 0)
 		return 0; /* no swap accounting: nothing swapped */
-	int r = daemon_reread(fd, dm->buf, sizeof(dm->buf), &len);
-	return r < 0 ? r : cgoom_parse_u64(dm->buf, len, ret);
+	return daemon_reread_u64(dm, fd, ret);
 }
 
 bool standby_rank_ok(struct daemon *dm, struct standby *sb)
@@ -189,7 +188,7 @@ bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 	size_t len;
 	struct cgoom_unreclaim u;
 	uint64_t swap;
-	if (daemon_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
+	if (cgfs_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
 	    cgoom_parse_unreclaim(dm->buf, len, &u) < 0 || reread_u64(dm, v->swap_fd, &swap) < 0)
 		return false;
 	/* the footprint's own parts (SPEC 4), read now */
@@ -332,7 +331,7 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 		return -ENOMEM;
 	const char *xc = xattr_cgroup(sb);
 	if (xc)
-		sb->xattr_fd = cgoom_cgroup_open_dir(dm->roots.cgroup_fd, xc);
+		sb->xattr_fd = cgfs_open_beneath(dm->roots.cgroup_fd, xc, CGFS_DIR_FLAGS);
 	sb->skipped_at = sb->res.n_skipped;
 	sb->ready = sb->res.n_skipped < sb->res.n_targets;
 	if (sb->ready) {
@@ -356,7 +355,7 @@ static struct standby *standby_new(void)
 static void standby_install(struct daemon *dm, struct domain *d, struct standby *sb, uint64_t now,
 			    uint64_t start, uint64_t level)
 {
-	uint64_t cost = daemon_now_us() - start;
+	uint64_t cost = cgfs_now_us() - start;
 	/* a slowly decaying maximum: one fast preparation after a slow one
 	 * must not make the next look cheap */
 	dm->prepare_cost_us = cost > dm->prepare_cost_us ? cost

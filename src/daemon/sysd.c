@@ -43,38 +43,27 @@ int sysd_xattr_add(int fd, const char *name, uint64_t n)
 	return 0;
 }
 
+/* 1 (stop) for the entry of a process named systemd-oomd. */
+static int is_oomd(void *ctx, const char *name, unsigned char type)
+{
+	int proc_fd = *(int *)ctx;
+	char path[300], comm[32];
+	size_t len;
+
+	(void)type;
+	if (name[0] < '1' || name[0] > '9')
+		return 0;
+	snprintf(path, sizeof(path), "%s/comm", name);
+	if (cgfs_read_small_at(proc_fd, path, comm, sizeof(comm), &len) < 0 || len == 0)
+		return 0;
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, "systemd-oomd") == 0;
+}
+
 /* Whether a process named systemd-oomd runs under the proc root. */
 static bool oomd_process(struct daemon *dm)
 {
-	int fd = openat(dm->roots.proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	DIR *dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return false;
-	}
-	bool found = false;
-	struct dirent *de;
-	while (!found && (de = readdir(dir))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		char path[300];
-		snprintf(path, sizeof(path), "%s/comm", de->d_name);
-		int c = openat(dm->roots.proc_fd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (c < 0)
-			continue;
-		char comm[32];
-		ssize_t n = read(c, comm, sizeof(comm) - 1);
-		close(c);
-		if (n <= 0)
-			continue;
-		comm[n] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		found = strcmp(comm, "systemd-oomd") == 0;
-	}
-	closedir(dir);
-	return found;
+	return cgfs_for_each_entry(dm->roots.proc_fd, is_oomd, &dm->roots.proc_fd) == 1;
 }
 
 bool sysd_warn_oomd(struct daemon *dm)

@@ -66,15 +66,27 @@ static const struct flat_key memstat_keys[] = {
 	MEMSTAT_KEY(active_anon, CGOOM_MEMSTAT_ACTIVE_ANON),
 	MEMSTAT_KEY(inactive_anon, CGOOM_MEMSTAT_INACTIVE_ANON),
 	MEMSTAT_KEY(unevictable, CGOOM_MEMSTAT_UNEVICTABLE),
+	MEMSTAT_KEY(shmem, CGOOM_MEMSTAT_SHMEM),
+	MEMSTAT_KEY(pagetables, CGOOM_MEMSTAT_PAGETABLES),
 };
 
-int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret)
+int cgoom_parse_memstat_keys(const char *buf, size_t len, struct cgoom_memstat *ret)
 {
 	if (!buf && len)
 		return -EINVAL;
 	struct cgoom_memstat m = { 0 };
 	int r = parse_flat_keyed(buf, len, memstat_keys,
 				 sizeof(memstat_keys) / sizeof(memstat_keys[0]), &m, &m.present);
+	if (r < 0)
+		return r;
+	*ret = m;
+	return 0;
+}
+
+int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret)
+{
+	struct cgoom_memstat m;
+	int r = cgoom_parse_memstat_keys(buf, len, &m);
 	if (r < 0)
 		return r;
 	if ((m.present & CGOOM_MEMSTAT_FOOTPRINT_KEYS) != CGOOM_MEMSTAT_FOOTPRINT_KEYS)

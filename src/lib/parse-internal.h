@@ -139,6 +139,12 @@ static inline int parse_digits_range(const char *s, size_t n, uint64_t min, uint
 	return 0;
 }
 
+/* a + b, saturating at UINT64_MAX. */
+static inline uint64_t parse_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* kB -> bytes, saturating at UINT64_MAX. */
 static inline uint64_t parse_kb_to_bytes(uint64_t kb)
 {

@@ -167,84 +167,43 @@ bool cgoom_cgroup_confirm(enum cgoom_trigger kind, const struct cgoom_cgroup_sam
 
 /* ---- memory.stat: what cannot be reclaimed ---- */
 
-enum {
-	UR_ACTIVE_ANON,
-	UR_INACTIVE_ANON,
-	UR_ANON,
-	UR_SHMEM,
-	UR_UNEVICTABLE,
-	UR_KERNEL_STACK,
-	UR_PAGETABLES,
-	UR_SLAB_UNRECLAIMABLE,
-	UR_SOCK,
-	UR_N_,
-};
-
-static const char *const ur_keys[UR_N_] = {
-	[UR_ACTIVE_ANON] = "active_anon",   [UR_INACTIVE_ANON] = "inactive_anon",
-	[UR_ANON] = "anon",                 [UR_SHMEM] = "shmem",
-	[UR_UNEVICTABLE] = "unevictable",   [UR_KERNEL_STACK] = "kernel_stack",
-	[UR_PAGETABLES] = "pagetables",     [UR_SLAB_UNRECLAIMABLE] = "slab_unreclaimable",
-	[UR_SOCK] = "sock",
-};
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
+int cgoom_unreclaim_from_memstat(const struct cgoom_memstat *m, struct cgoom_unreclaim *ret)
 {
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+	const unsigned lru = CGOOM_MEMSTAT_ACTIVE_ANON | CGOOM_MEMSTAT_INACTIVE_ANON;
+	struct cgoom_unreclaim u = { 0 };
+
+	if ((m->present & lru) == lru)
+		u.anon_lru = parse_sat_add(m->active_anon, m->inactive_anon);
+	else if (m->present & CGOOM_MEMSTAT_ANON)
+		u.anon_lru = parse_sat_add(m->anon, m->shmem);
+	else
+		return -ENOENT;
+	u.unevictable = m->unevictable;
+	u.kernel_stack = m->kernel_stack;
+	u.pagetables = m->pagetables;
+	u.slab_unreclaimable = m->slab_unreclaimable;
+	u.sock = m->sock;
+	*ret = u;
+	return 0;
 }
 
 int cgoom_parse_unreclaim(const char *buf, size_t len, struct cgoom_unreclaim *ret)
 {
-	if (!buf && len)
-		return -EINVAL;
-	uint64_t v[UR_N_] = { 0 };
-	unsigned seen = 0;
-	const char *pos = buf, *end = parse_end(buf, len), *line;
-	size_t n;
-	while (parse_next_line(&pos, end, &line, &n)) {
-		const char *lp = line, *lend = line + n, *key, *val, *extra;
-		size_t kn, vn, xn;
-		if (!parse_next_token(&lp, lend, &key, &kn))
-			continue;
-		int k = -1;
-		for (int i = 0; i < UR_N_; i++)
-			if (parse_span_eq(key, kn, ur_keys[i]))
-				k = i;
-		if (k < 0)
-			continue;
-		if ((seen & (1u << k)) || !parse_next_token(&lp, lend, &val, &vn) ||
-		    parse_next_token(&lp, lend, &extra, &xn))
-			return -EBADMSG;
-		int r = parse_digits_u64(val, vn, &v[k]);
-		if (r < 0)
-			return r == -ERANGE ? r : -EBADMSG;
-		seen |= 1u << k;
-	}
-	struct cgoom_unreclaim u = { 0 };
-	unsigned lru = (1u << UR_ACTIVE_ANON) | (1u << UR_INACTIVE_ANON);
-	if ((seen & lru) == lru)
-		u.anon_lru = sat_add(v[UR_ACTIVE_ANON], v[UR_INACTIVE_ANON]);
-	else if (seen & (1u << UR_ANON))
-		u.anon_lru = sat_add(v[UR_ANON], v[UR_SHMEM]);
-	else
-		return -ENOENT;
-	u.unevictable = v[UR_UNEVICTABLE];
-	u.kernel_stack = v[UR_KERNEL_STACK];
-	u.pagetables = v[UR_PAGETABLES];
-	u.slab_unreclaimable = v[UR_SLAB_UNRECLAIMABLE];
-	u.sock = v[UR_SOCK];
-	*ret = u;
-	return 0;
+	struct cgoom_memstat m;
+	int r = cgoom_parse_memstat_keys(buf, len, &m);
+	if (r < 0)
+		return r == -EINVAL || r == -ERANGE ? r : -EBADMSG;
+	return cgoom_unreclaim_from_memstat(&m, ret);
 }
 
 uint64_t cgoom_unreclaimable(const struct cgoom_unreclaim *u, uint64_t swap_room)
 {
 	uint64_t s = u->anon_lru > swap_room ? u->anon_lru - swap_room : 0;
-	s = sat_add(s, u->unevictable);
-	s = sat_add(s, u->kernel_stack);
-	s = sat_add(s, u->pagetables);
-	s = sat_add(s, u->slab_unreclaimable);
-	return sat_add(s, u->sock);
+	s = parse_sat_add(s, u->unevictable);
+	s = parse_sat_add(s, u->kernel_stack);
+	s = parse_sat_add(s, u->pagetables);
+	s = parse_sat_add(s, u->slab_unreclaimable);
+	return parse_sat_add(s, u->sock);
 }
 
 bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoom_memevents *cur,

@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgfs.h"
 #include "cgoom/parse.h"
 #include "kill.h"
 
@@ -32,7 +33,7 @@
 #define SYS_process_mrelease 448
 #endif
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define DIR_FLAGS CGFS_DIR_FLAGS
 
 int cgoom_pidfd_open(int pid)
 {
@@ -51,41 +52,6 @@ int cgoom_process_mrelease(int pidfd)
 	return syscall(SYS_process_mrelease, pidfd, 0u) < 0 ? -errno : 0;
 }
 
-/* Reads a small file below dirfd into buf (NUL-terminated); -EFBIG if it
- * does not fit. */
-static int read_small(int dirfd, const char *name, char *buf, size_t cap, size_t *ret_len)
-{
-	size_t len = 0;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == cap - 1) {
-			r = -EFBIG;
-			break;
-		}
-	}
-	close(fd);
-	if (r == 0) {
-		buf[len] = '\0';
-		*ret_len = len;
-	}
-	return r;
-}
-
 /* 0 if PID (under proc_fd) still has this start time and may be killed. */
 static int check_identity(int proc_fd, int pid, uint64_t starttime)
 {
@@ -99,13 +65,13 @@ static int check_identity(int proc_fd, int pid, uint64_t starttime)
 	fd = openat(proc_fd, name, DIR_FLAGS);
 	if (fd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	r = read_small(fd, "stat", buf, sizeof buf, &len);
+	r = cgfs_read_small_at(fd, "stat", buf, sizeof buf, &len);
 	if (r == 0 && cgoom_parse_pid_stat(buf, len, &ps) < 0)
 		r = -EBADMSG;
 	if (r == 0 && (ps.pid != pid || ps.starttime != starttime))
 		r = -ESRCH; /* another process now has this PID */
 	if (r == 0)
-		r = read_small(fd, "oom_score_adj", buf, sizeof buf, &len);
+		r = cgfs_read_small_at(fd, "oom_score_adj", buf, sizeof buf, &len);
 	if (r == 0 && cgoom_parse_int(buf, len, -1000, 1000, &adj) < 0)
 		r = -EBADMSG;
 	if (r == 0 && adj == -1000)
@@ -171,45 +137,6 @@ int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_p
 	return t.signalled ? 0 : t.err;
 }
 
-int cgoom_cgroup_open_dir(int cgroup_fd, const char *path)
-{
-	char comp[256];
-	const char *p = path;
-	int dfd = openat(cgroup_fd, ".", DIR_FLAGS);
-	if (dfd < 0)
-		return -errno;
-	while (*p) {
-		while (*p == '/')
-			p++;
-		if (!*p)
-			break;
-		const char *end = strchr(p, '/');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		int r = 0;
-		if (n >= sizeof comp)
-			r = -ENAMETOOLONG;
-		else if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			r = -EINVAL;
-		if (r == 0) {
-			memcpy(comp, p, n);
-			comp[n] = '\0';
-			int fd = openat(dfd, comp, DIR_FLAGS);
-			if (fd < 0)
-				r = -errno;
-			else {
-				close(dfd);
-				dfd = fd;
-			}
-		}
-		if (r < 0) {
-			close(dfd);
-			return r;
-		}
-		p += n;
-	}
-	return dfd;
-}
-
 static bool is_target(const struct cgoom_kill_result *res, long pid)
 {
 	for (size_t i = 0; i < res->n_targets; i++)
@@ -218,13 +145,31 @@ static bool is_target(const struct cgoom_kill_result *res, long pid)
 	return false;
 }
 
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
+static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, int depth);
+
+struct members_ctx {
+	int dfd;
+	const struct cgoom_kill_result *res;
+	int depth;
 };
+
+/* -EPERM (stop) when a subdirectory holds a process that is not a
+ * target; one that is gone or not a directory is passed over. */
+static int check_child(void *ctx, const char *name, unsigned char type)
+{
+	struct members_ctx *m = ctx;
+	int cfd;
+	bool ok;
+
+	if (type != DT_DIR && type != DT_UNKNOWN)
+		return 0;
+	cfd = openat(m->dfd, name, DIR_FLAGS);
+	if (cfd < 0)
+		return errno == ENOTDIR || errno == ELOOP || errno == ENOENT ? 0 : -errno;
+	ok = members_all_targets(cfd, m->res, m->depth + 1);
+	close(cfd);
+	return ok ? 0 : -EPERM;
+}
 
 /* Whether every process now in the subtree at dfd is a verified target:
  * a process that joined the scope after the snapshot (a protected one
@@ -232,12 +177,14 @@ struct linux_dirent64 {
  * problem answers false, so the caller falls back to pidfd kills. No
  * allocation (the kill path): cgroup.procs into a static buffer (cgoom
  * is single threaded, and it is parsed before recursing), the directory
- * listed with getdents64 into a stack buffer per level. */
+ * listed by cgfs_for_each_entry (a stack buffer per level). */
 static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, int depth)
 {
 	static char buf[65536];
+	struct members_ctx m = { .dfd = dfd, .res = res, .depth = depth };
 	size_t len;
-	if (depth > 64 || read_small(dfd, "cgroup.procs", buf, sizeof buf, &len) < 0)
+
+	if (depth > 64 || cgfs_read_small_at(dfd, "cgroup.procs", buf, sizeof buf, &len) < 0)
 		return false;
 	for (char *line = buf; *line;) {
 		char *end;
@@ -246,42 +193,12 @@ static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, in
 			return false;
 		line = *end ? end + 1 : end;
 	}
-	int lfd = openat(dfd, ".", DIR_FLAGS);
-	if (lfd < 0)
-		return false;
-	bool ok = true;
-	char dents[2048] __attribute__((aligned(8)));
-	for (;;) {
-		long n = syscall(SYS_getdents64, lfd, dents, sizeof dents);
-		if (n < 0) {
-			ok = false;
-			break;
-		}
-		if (n == 0)
-			break;
-		for (long off = 0; ok && off < n;) {
-			struct linux_dirent64 *de = (struct linux_dirent64 *)(dents + off);
-			off += de->d_reclen;
-			if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-				continue;
-			int cfd = openat(dfd, de->d_name, DIR_FLAGS);
-			if (cfd < 0) {
-				ok = errno == ENOTDIR || errno == ELOOP || errno == ENOENT;
-				continue;
-			}
-			ok = members_all_targets(cfd, res, depth + 1);
-			close(cfd);
-		}
-		if (!ok)
-			break;
-	}
-	close(lfd);
-	return ok;
+	return cgfs_for_each_entry(dfd, check_child, &m) == 0;
 }
 
 int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
 {
-	int dfd = cgoom_cgroup_open_dir(cgroup_fd, path);
+	int dfd = cgfs_open_beneath(cgroup_fd, path, DIR_FLAGS);
 	if (dfd < 0)
 		return dfd;
 	int r = 0;
@@ -301,7 +218,7 @@ int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
  * exactly (a subset of) what was verified. */
 static int scope_kill(int cgroup_fd, const char *path, const struct cgoom_kill_result *res)
 {
-	int dfd = cgoom_cgroup_open_dir(cgroup_fd, path);
+	int dfd = cgfs_open_beneath(cgroup_fd, path, DIR_FLAGS);
 	if (dfd < 0)
 		return dfd;
 	bool ok = members_all_targets(dfd, res, 0);

@@ -114,11 +114,6 @@ int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
 int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_pid, int sig,
 			    struct cgoom_kill_target *ret);
 
-/* Opens the directory of cgroup `path` ("/a/b") below cgroup_fd,
- * component by component with O_NOFOLLOW: no symlink below the root is
- * ever followed (-ELOOP / -ENOTDIR), "." and ".." are -EINVAL. Returns
- * the fd, or -errno. */
-int cgoom_cgroup_open_dir(int cgroup_fd, const char *path);
 
 /* Writes "1" to cgroup.kill of the cgroup at `path` ("/a/b") below the
  * cgroup root fd, opening each component with O_NOFOLLOW (-ELOOP or

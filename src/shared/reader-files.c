@@ -65,25 +65,6 @@ void rd_note(struct reader *rd, const char *path, const char *file, const char *
 		rd->err = r;
 }
 
-/* Makes the array at *pp (of elements of size sz) hold at least n,
- * doubling; false when out of memory. */
-bool rd_grow(void *pp, size_t *cap, size_t n, size_t sz)
-{
-	void **p = pp, *np;
-	size_t ncap = *cap ? *cap : 8;
-
-	if (n <= *cap)
-		return true;
-	while (ncap < n)
-		ncap *= 2;
-	np = realloc(*p, ncap * sz);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = ncap;
-	return true;
-}
-
 bool rd_pid_seen(const struct reader *rd, int pid)
 {
 	return rd->seen[pid / 8] & (1u << (pid % 8));
@@ -116,7 +97,7 @@ bool rd_cg_errno(struct reader *rd, struct stage *st, int e)
 int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b,
 		   size_t max)
 {
-	int r = cgoom_rbuf_read_at(b, st->fd, file, max);
+	int r = cgfs_read_at(b, st->fd, file, max);
 
 	if (r >= 0 || rd_cg_errno(rd, st, -r))
 		return r;
@@ -288,7 +269,7 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 		return;
 	while ((n = cgoom_parse_pids(rd->procs.p, rd->procs.len, rd->pids, rd->cap_pids)) >= 0 &&
 	       (size_t)n > rd->cap_pids)
-		if (!rd_grow(&rd->pids, &rd->cap_pids, (size_t)n, sizeof *rd->pids)) {
+		if (cgfs_grow(&rd->pids, &rd->cap_pids, (size_t)n, sizeof *rd->pids) < 0) {
 			rd->err = -ENOMEM;
 			return;
 		}
@@ -337,17 +318,17 @@ static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_pro
 		r = -errno;
 		goto out_fail;
 	}
-	if ((r = cgoom_rbuf_read_at(b, fd, file = "stat", FILE_MAX)) < 0)
+	if ((r = cgfs_read_at(b, fd, file = "stat", FILE_MAX)) < 0)
 		goto out_close;
 	r = -EBADMSG;
 	if (cgoom_parse_pid_stat(b->p, b->len, &ps) < 0 || ps.pid != pid)
 		goto out_close;
-	if ((r = cgoom_rbuf_read_at(b, fd, file = "status", FILE_MAX)) < 0)
+	if ((r = cgfs_read_at(b, fd, file = "status", FILE_MAX)) < 0)
 		goto out_close;
 	r = -EBADMSG;
 	if (cgoom_parse_pid_status(b->p, b->len, &pst) < 0)
 		goto out_close;
-	if ((r = cgoom_rbuf_read_at(b, fd, file = "oom_score_adj", FILE_MAX)) < 0)
+	if ((r = cgfs_read_at(b, fd, file = "oom_score_adj", FILE_MAX)) < 0)
 		goto out_close;
 	r = -EBADMSG;
 	if (cgoom_parse_int(b->p, b->len, -1000, 1000, &adj) < 0)
@@ -388,7 +369,7 @@ out_fail:
 void rd_stage_processes(struct reader *rd, int cgroup)
 {
 	rd->n_staged = 0;
-	if (!rd_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged)) {
+	if (cgfs_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged) < 0) {
 		rd->err = -ENOMEM;
 		return;
 	}
@@ -406,13 +387,13 @@ void rd_read_system(struct reader *rd)
 	ssize_t n;
 	int r;
 
-	r = cgoom_rbuf_read_at(b, pfd, "meminfo", FILE_MAX);
+	r = cgfs_read_at(b, pfd, "meminfo", FILE_MAX);
 	if (r == 0 && (r = cgoom_parse_meminfo(b->p, b->len, &rd->s->meminfo)) < 0)
 		r = -EBADMSG;
 	if (r < 0)
 		rd_note(rd, "/proc/meminfo", NULL, "%s", r == -EBADMSG ? "malformed" : strerror(-r));
 	rd->s->meminfo_ok = r == 0;
-	r = cgoom_rbuf_read_at(b, pfd, "net/sockstat", FILE_MAX);
+	r = cgfs_read_at(b, pfd, "net/sockstat", FILE_MAX);
 	if (r == 0 && (r = cgoom_parse_sockstat(b->p, b->len, &rd->s->sockstat)) < 0)
 		r = -EBADMSG;
 	if (r < 0)
@@ -421,7 +402,7 @@ void rd_read_system(struct reader *rd)
 	rd->s->sockstat_ok = r == 0;
 	/* the CPU count sizes the bound of a lazy read (cgoom_stat_slack);
 	 * without it nothing is pruned, which needs no note */
-	if (rd->lazy && cgoom_rbuf_read_at(b, pfd, "stat", FILE_MAX) == 0)
+	if (rd->lazy && cgfs_read_at(b, pfd, "stat", FILE_MAX) == 0)
 		(void)cgoom_parse_cpu_count(b->p, b->len, &rd->s->n_cpus);
 
 	pagesize = sysconf(_SC_PAGESIZE);

@@ -36,7 +36,6 @@ struct reader {
 	bool lazy;         /* defer childless memcgs */
 	int cwd_fd;        /* the caller's cwd, restored at the end; -1 */
 	int cwd_at;        /* the directory fd the cwd is moved to now; -1 */
-	bool no_openat2;   /* the kernel has none (ENOSYS): two opens instead */
 	unsigned serial;    /* of the last stage begun */
 	unsigned cwd_serial; /* of the stage whose directory the cwd is (cwd_at) */
 };
@@ -65,7 +64,6 @@ struct stage {
 const char *rd_esc(const char *in, size_t len, char *out, size_t cap);
 void rd_note(struct reader *rd, const char *path, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-bool rd_grow(void *pp, size_t *cap, size_t n, size_t sz);
 bool rd_pid_seen(const struct reader *rd, int pid);
 void rd_pid_mark(struct reader *rd, int pid, bool on);
 bool rd_cg_errno(struct reader *rd, struct stage *st, int e);

@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,47 +30,24 @@
 #include "reader-internal.h"
 
 /* Opens NAME/FILE below dirfd without following any symlink. */
-static int open_below(struct reader *rd, int dirfd, const char *name, const char *file)
+static int open_below(int dirfd, const char *name, const char *file)
 {
 	char rel[4096];
-	int fd, e;
 
 	if ((size_t)snprintf(rel, sizeof rel, "%s/%s", name, file) >= sizeof rel)
 		return -ENAMETOOLONG;
-	if (!rd->no_openat2) {
-		struct open_how how = {
-			.flags = FILE_FLAGS,
-			.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_BENEATH |
-				   RESOLVE_NO_XDEV,
-		};
-
-		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
-		if (fd >= 0)
-			return fd;
-		/* ENOSYS: before Linux 5.6; EPERM: a seccomp filter without it */
-		if (errno != ENOSYS && errno != EPERM)
-			return -errno;
-		rd->no_openat2 = true;
-	}
-	/* before Linux 5.6: the directory without following it, then the file */
-	int d = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (d < 0)
-		return -errno;
-	fd = openat(d, file, FILE_FLAGS);
-	e = errno;
-	close(d);
-	return fd >= 0 ? fd : -e;
+	return cgfs_open_beneath(dirfd, rel, FILE_FLAGS);
 }
 
 /* A one-number file, in one read(): complete when it ends in a newline
  * within the buffer (kernfs and regular files return what they have). No
  * fstat() for S_ISREG: a FIFO (O_NONBLOCK) or device gives no such line
  * and is refused like a malformed file. */
-static int read_u64_below(struct reader *rd, int dirfd, const char *name, const char *file,
+static int read_u64_below(int dirfd, const char *name, const char *file,
 			  uint64_t *ret)
 {
 	char buf[64];
-	int fd = open_below(rd, dirfd, name, file);
+	int fd = open_below(dirfd, name, file);
 	ssize_t n;
 
 	if (fd < 0)
@@ -88,17 +64,17 @@ static int read_u64_below(struct reader *rd, int dirfd, const char *name, const 
 /* The bound of cgroup REL below dirfd: memory.current and
  * memory.swap.current (absent: 0, as the full read; not read at all with
  * no_swap). < 0 when either cannot be had. */
-static int read_bound(struct reader *rd, int dirfd, const char *rel, bool no_swap,
+static int read_bound(int dirfd, const char *rel, bool no_swap,
 		      uint64_t *ret_cur, uint64_t *ret_swap)
 {
-	int r = read_u64_below(rd, dirfd, rel, "memory.current", ret_cur);
+	int r = read_u64_below(dirfd, rel, "memory.current", ret_cur);
 
 	if (r < 0)
 		return r;
 	*ret_swap = 0;
 	if (no_swap)
 		return 0;
-	r = read_u64_below(rd, dirfd, rel, "memory.swap.current", ret_swap);
+	r = read_u64_below(dirfd, rel, "memory.swap.current", ret_swap);
 	return r == -ENOENT ? 0 : r;
 }
 
@@ -118,7 +94,7 @@ bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char 
 	 * user's (mkdir makes it the caller's), which makes it less trusted,
 	 * never more. */
 	/* swap is charged hierarchically: none in the parent, none here */
-	if (read_bound(rd, st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
+	if (read_bound(st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
 		       &cur, &swc) < 0)
 		return false;
 	if (rd->cwd_at < 0 || rd->cwd_serial != st->serial) {
@@ -150,38 +126,33 @@ bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char 
 	return true;
 }
 
-/* Opens cgroup `path` ("/a/b") and its parent, one component at a time. */
+/* Opens cgroup `path` ("/a/b") and its parent (the root fd itself for
+ * "/a"), beneath the root. */
 static int open_cgroup(const struct cgoom_roots *r, const char *path, int *ret_parent,
 		       int *ret_fd, const char **ret_name)
 {
-	char buf[4096];
-	int parent = r->cgroup_fd, fd = -1;
-	char *save = NULL, *comp, *next;
+	const char *name = strrchr(path, '/');
+	char parent_rel[4096];
+	int parent = r->cgroup_fd, fd;
 
-	if (strlen(path) >= sizeof buf || path[0] != '/' || !path[1])
+	if (strlen(path) >= sizeof parent_rel || path[0] != '/' || !path[1] || !name[1])
 		return -EINVAL;
-	strcpy(buf, path + 1);
-	comp = strtok_r(buf, "/", &save);
-	while (comp) {
-		next = strtok_r(NULL, "/", &save);
-		fd = openat(parent, comp, DIR_FLAGS);
-		if (fd < 0) {
-			int e = errno;
-
-			if (parent != r->cgroup_fd)
-				close(parent);
-			return -e;
-		}
-		if (!next)
-			break;
+	if (name > path) {
+		memcpy(parent_rel, path + 1, (size_t)(name - path - 1));
+		parent_rel[name - path - 1] = '\0';
+		parent = cgfs_open_beneath(r->cgroup_fd, parent_rel, DIR_FLAGS);
+		if (parent < 0)
+			return parent;
+	}
+	fd = cgfs_open_beneath(parent, name + 1, DIR_FLAGS);
+	if (fd < 0) {
 		if (parent != r->cgroup_fd)
 			close(parent);
-		parent = fd;
-		comp = next;
+		return fd;
 	}
 	*ret_parent = parent;
 	*ret_fd = fd;
-	*ret_name = path + (comp - buf) + 1;
+	*ret_name = name + 1;
 	return 0;
 }
 
@@ -242,13 +213,13 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	uint64_t cur, swc = 0;
 	int fd;
 
-	if (rd->no_openat2)
+	if (cgfs_no_openat2())
 		goto whole;
-	fd = open_below(rd, rd->roots->cgroup_fd, rel, "memory.stat");
-	if (fd < 0 || cgoom_rbuf_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
+	fd = open_below(rd->roots->cgroup_fd, rel, "memory.stat");
+	if (fd < 0 || cgfs_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
 	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
 		goto whole;
-	if (read_bound(rd, rd->roots->cgroup_fd, rel, c->swap_current == 0, &cur, &swc) < 0)
+	if (read_bound(rd->roots->cgroup_fd, rel, c->swap_current == 0, &cur, &swc) < 0)
 		goto whole;
 	c->stat = ms;
 	c->stat_ok = true;
@@ -274,7 +245,7 @@ static bool locate_one(struct reader *rd, int pid)
 	int r, idx;
 
 	snprintf(rel, sizeof rel, "%d/cgroup", pid);
-	r = cgoom_rbuf_read_at(&rd->buf, rd->roots->proc_fd, rel, FILE_MAX);
+	r = cgfs_read_at(&rd->buf, rd->roots->proc_fd, rel, FILE_MAX);
 	if (r == -ENOENT || r == -ESRCH)
 		return false;
 	if (r == 0 && cgoom_parse_pid_cgroup(rd->buf.p, rd->buf.len, path, sizeof path) == 0 &&

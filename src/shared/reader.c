@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cgroupfs + procfs -> snapshot. Everything goes through openat() and
- * friends below the two root fds, one path component at a time, with
- * O_NOFOLLOW, so a fixture tree is a full test bed and a symlink planted
- * below a root is never followed. Nothing here decides anything: what
+ * friends below the two root fds (cgfs.c: one component at a time with
+ * O_NOFOLLOW, or openat2 beneath the root), so a fixture tree is a full
+ * test bed and a symlink planted below a root is never followed. Nothing here decides anything: what
  * could not be read becomes a note, for the explanation.
  */
 
@@ -53,9 +53,26 @@ static void free_children(struct stage *st)
 	st->n_children = 0;
 }
 
-static int add_child(struct stage *st, const char *name, size_t *cap)
+struct list_ctx {
+	struct reader *rd;
+	struct stage *st;
+	size_t cap;
+};
+
+static int add_child(void *ctx, const char *name, unsigned char type)
 {
-	if (!rd_grow(&st->children, cap, st->n_children + 1, sizeof *st->children) ||
+	struct list_ctx *l = ctx;
+	struct stage *st = l->st;
+
+	if (l->rd->err)
+		return l->rd->err;
+	if (type == DT_LNK) {
+		rd_note(l->rd, st->path, name, "a symlink, not followed");
+		return l->rd->err;
+	}
+	if (type != DT_DIR)
+		return 0;
+	if (cgfs_grow(&st->children, &l->cap, st->n_children + 1, sizeof *st->children) < 0 ||
 	    !(st->children[st->n_children] = strdup(name)))
 		return -ENOMEM;
 	st->n_children++;
@@ -66,44 +83,13 @@ static int add_child(struct stage *st, const char *name, size_t *cap)
  * never followed. */
 static void list_children(struct reader *rd, struct stage *st)
 {
-	size_t cap = 0;
-	struct dirent *de;
-	/* A fresh open file description, not a dup: a dup shares (and moves)
-	 * the root fd's offset, and a second read would list nothing. */
-	int fd = openat(st->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct list_ctx l = { .rd = rd, .st = st };
+	int r = cgfs_for_each_entry(st->fd, add_child, &l);
 
-	if (!d) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		if (!rd_cg_errno(rd, st, e))
-			rd_note(rd, st->path, NULL, "cannot list: %s", strerror(e));
-		return;
-	}
-	while (!rd->err) {
-		unsigned char type;
-		struct stat sb;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno && !rd_cg_errno(rd, st, errno))
-				rd_note(rd, st->path, NULL, "cannot list: %s", strerror(errno));
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		type = de->d_type;
-		if (type == DT_UNKNOWN && fstatat(st->fd, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
-			type = S_ISDIR(sb.st_mode) ? DT_DIR : S_ISLNK(sb.st_mode) ? DT_LNK : DT_REG;
-		if (type == DT_LNK)
-			rd_note(rd, st->path, de->d_name, "a symlink, not followed");
-		else if (type == DT_DIR && add_child(st, de->d_name, &cap) < 0)
-			rd->err = -ENOMEM;
-	}
-	closedir(d);
+	if (r == -ENOMEM)
+		rd->err = r;
+	else if (r < 0 && !rd->err && !rd_cg_errno(rd, st, -r))
+		rd_note(rd, st->path, NULL, "cannot list: %s", strerror(-r));
 	if (st->n_children > 1)
 		qsort(st->children, st->n_children, sizeof *st->children, cmp_names);
 }
@@ -225,7 +211,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		st.subtree_memory = false;
 	rd_stage_processes(rd, is_root ? 0 : (int)rd->s->n_cgroups);
 	if (rd->err)
-		goto out;
+		goto out_free;
 
 	if (!is_root) {
 		hook(CGOOM_READER_BEFORE_COMMIT, path);
@@ -234,19 +220,19 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		 * the files were read. */
 		if (st.gone || !rd_still_there(parent_fd, name, fd)) {
 			rd_drop_staged(rd, path);
-			goto out;
+			goto out_free;
 		}
 		idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
 		if (idx == -ENOMEM)
 			rd->err = idx;
 		if (idx < 0) {
 			rd_note(rd, path, NULL, "cannot be added (%s), dropped", strerror(-idx));
-			goto out;
+			goto out_free;
 		}
 	}
 	rd_commit(rd, &st, idx);
 	visit_children(rd, &st, idx, depth);
-out:
+out_free:
 	free_children(&st);
 	return rd->err;
 }

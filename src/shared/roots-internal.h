@@ -6,14 +6,15 @@
 #include <fcntl.h>
 #include <stddef.h>
 
+#include "cgfs.h"
+
 #define CGOOM_CGROUP2_MAGIC 0x63677270
 #define CGOOM_PROC_MAGIC 0x9fa0
 #define CGOOM_CGROUP1_MAGIC 0x27e0eb
 #define CGOOM_TMPFS_MAGIC 0x01021994
 
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-/* O_NONBLOCK: a FIFO planted in a fixture must not hang the reader. */
-#define FILE_FLAGS (O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+#define DIR_FLAGS CGFS_DIR_FLAGS
+#define FILE_FLAGS CGFS_FILE_FLAGS
 
 #include <stdbool.h>
 
@@ -26,14 +27,3 @@
  * the daemon do. */
 int cgoom_roots_check_v2(const char *path, unsigned long f_type, bool is_host_mount, char *err,
 			 size_t errcap);
-
-struct rbuf {
-	char *p;
-	size_t len, cap;
-};
-
-/* Reads relpath below dirfd into b (NUL-terminated, reusing its memory);
- * -EFBIG past max bytes; only regular files (kernfs and procfs files are). */
-int cgoom_rbuf_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max);
-/* The same for an open fd, which it closes. */
-int cgoom_rbuf_read_fd(struct rbuf *b, int fd, size_t max);

@@ -118,76 +118,12 @@ bool cgoom_roots_are_live(const struct cgoom_roots *r)
 	       fd_has_magic(r->proc_fd, CGOOM_PROC_MAGIC);
 }
 
-/* ---- reading files into reusable buffers ---- */
-
-
-/* Reads relpath below dirfd into b (NUL-terminated); -EFBIG past max
- * bytes; only regular files (kernfs and procfs files are). */
-int cgoom_rbuf_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max)
-{
-	int fd = openat(dirfd, relpath, FILE_FLAGS);
-
-	if (fd < 0)
-		return -errno;
-	return cgoom_rbuf_read_fd(b, fd, max);
-}
-
-int cgoom_rbuf_read_fd(struct rbuf *b, int fd, size_t max)
-{
-	struct stat st;
-	int r = 0;
-
-	if (max > SIZE_MAX / 4)
-		max = SIZE_MAX / 4;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		goto out_close;
-	}
-	b->len = 0;
-	for (;;) {
-		ssize_t n;
-
-		if (b->len > max) {
-			r = -EFBIG;
-			goto out_close;
-		}
-		if (b->cap - b->len < 2) {
-			/* room for max + 1 bytes: the one more tells "too big" */
-			size_t ncap = b->cap ? b->cap * 2 : 4096;
-			char *np = realloc(b->p, ncap > max + 2 ? max + 2 : ncap);
-
-			if (!np) {
-				r = -ENOMEM;
-				goto out_close;
-			}
-			b->p = np;
-			b->cap = ncap > max + 2 ? max + 2 : ncap;
-		}
-		n = read(fd, b->p + b->len, b->cap - b->len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			goto out_close;
-		}
-		if (n == 0)
-			break;
-		b->len += (size_t)n;
-	}
-	b->p[b->len] = '\0';
-out_close:
-	close(fd);
-	return r;
-}
+/* ---- reading whole files ---- */
 
 int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, size_t *ret_len)
 {
 	struct rbuf b = { 0 };
-	int r = cgoom_rbuf_read_at(&b, dirfd, relpath, max);
+	int r = cgfs_read_at(&b, dirfd, relpath, max);
 
 	if (r < 0) {
 		free(b.p);
@@ -198,4 +134,3 @@ int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, s
 		*ret_len = b.len;
 	return 0;
 }
-

@@ -112,13 +112,13 @@ int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp)
 	else if (errno != ENOENT)
 		r = -errno;
 	if (r < 0)
-		goto out;
+		goto out_report;
 
 	size_t plen = strlen(path);
 	char *tmp = malloc(plen + 5);
 	if (!tmp) {
 		r = -ENOMEM;
-		goto out;
+		goto out_report;
 	}
 	memcpy(tmp, path, plen);
 	memcpy(tmp + plen, ".tmp", 5);
@@ -139,7 +139,7 @@ int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp)
 		unlink(tmp);
 out_free:
 	free(tmp);
-out:
+out_report:
 	if (r < 0 && ret_tmp)
 		*ret_tmp = tmp_bad;
 	return r;

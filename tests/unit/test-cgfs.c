@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* src/shared/cgfs.c: opening beneath a root, reading, listing. */
+#include <dirent.h>
+#include "reader-fixture.h"
+#include "shared/cgfs.h"
+
+static int root_fd(void)
+{
+	return open(at("cg"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+static void test_open_beneath(void)
+{
+	char buf[64];
+	size_t len;
+	int dfd, fd;
+
+	fx_new();
+	mkcg("/a/b", true, "");
+	put_cg("/a/b", "memory.current", "42\n");
+	mkdir_p(at("outside"));
+	CHECK(symlink("../outside", at("cg/a/link")) == 0);
+	CHECK(symlink("b", at("cg/a/blink")) == 0);
+	dfd = root_fd();
+	CHECK(dfd >= 0);
+	fd = cgfs_open_beneath(dfd, "/a/b/memory.current", CGFS_FILE_FLAGS);
+	CHECK(fd >= 0);
+	CHECK_EQ_INT(cgfs_reread(fd, buf, sizeof buf, &len), 0);
+	CHECK(len == 3 && !strcmp(buf, "42\n"));
+	/* a kept fd re-reads from offset 0 */
+	CHECK_EQ_INT(cgfs_reread(fd, buf, sizeof buf, &len), 0);
+	CHECK(len == 3);
+	/* cut at the buffer, NUL-terminated */
+	CHECK_EQ_INT(cgfs_reread(fd, buf, 3, &len), 0);
+	CHECK(len == 2 && !strcmp(buf, "42"));
+	close(fd);
+	fd = cgfs_open_beneath(dfd, "a/b", CGFS_DIR_FLAGS);
+	CHECK(fd >= 0);
+	close(fd);
+	/* "" and "/" are the root itself */
+	fd = cgfs_open_beneath(dfd, "/", CGFS_DIR_FLAGS);
+	CHECK(fd >= 0);
+	close(fd);
+	/* no symlink is followed, neither in the middle nor at the end */
+	CHECK(cgfs_open_beneath(dfd, "a/link", CGFS_DIR_FLAGS) < 0);
+	CHECK(cgfs_open_beneath(dfd, "a/blink/memory.current", CGFS_FILE_FLAGS) < 0);
+	CHECK_EQ_INT(cgfs_open_beneath(dfd, "a/../a/b", CGFS_DIR_FLAGS), -EINVAL);
+	CHECK_EQ_INT(cgfs_open_beneath(dfd, "a/./b", CGFS_DIR_FLAGS), -EINVAL);
+	CHECK_EQ_INT(cgfs_open_beneath(dfd, "a/nope", CGFS_DIR_FLAGS), -ENOENT);
+	close(dfd);
+}
+
+/* The same refusals without openat2 (before Linux 5.6, or a seccomp
+ * filter without it): one component at a time. */
+static void test_open_by_components(void)
+{
+	cgfs_set_no_openat2(true);
+	test_open_beneath();
+	CHECK(cgfs_no_openat2());
+	cgfs_set_no_openat2(false);
+}
+
+static void test_read_small(void)
+{
+	char buf[8];
+	size_t len;
+	int dfd;
+
+	fx_new();
+	put_cg("", "f", "1234567");
+	put_cg("", "g", "123456");
+	dfd = root_fd();
+	CHECK_EQ_INT(cgfs_read_small_at(dfd, "f", buf, sizeof buf, &len), -EFBIG);
+	CHECK_EQ_INT(cgfs_read_small_at(dfd, "g", buf, sizeof buf, &len), 0);
+	CHECK(len == 6 && !strcmp(buf, "123456"));
+	CHECK_EQ_INT(cgfs_read_small_at(dfd, "missing", buf, sizeof buf, &len), -ENOENT);
+	close(dfd);
+}
+
+struct seen {
+	int dirs, links, others, dots;
+	bool stop;
+};
+
+static int count(void *ctx, const char *name, unsigned char type)
+{
+	struct seen *s = ctx;
+
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		s->dots++;
+	else if (type == DT_DIR)
+		s->dirs++;
+	else if (type == DT_LNK)
+		s->links++;
+	else
+		s->others++;
+	return s->stop ? -EINTR : 0;
+}
+
+static void test_for_each_entry(void)
+{
+	struct seen s = { 0 };
+	int dfd;
+
+	fx_new();
+	for (int i = 0; i < 300; i++) {
+		char p[32];
+
+		snprintf(p, sizeof p, "/c%03d-with-a-longer-name", i);
+		mkcg(p, false, "");
+	}
+	CHECK(symlink("c000-with-a-longer-name", at("cg/l")) == 0);
+	dfd = root_fd();
+	/* 300 directories do not fit one 2 KiB getdents64 buffer */
+	CHECK_EQ_INT(cgfs_for_each_entry(dfd, count, &s), 0);
+	CHECK_EQ_INT(s.dirs, 300);
+	CHECK_EQ_INT(s.links, 1);
+	CHECK_EQ_INT(s.dots, 0);
+	CHECK_EQ_INT(s.others, 5); /* the root memcg's five files */
+	/* a second listing of the same fd lists everything again */
+	s = (struct seen){ 0 };
+	CHECK_EQ_INT(cgfs_for_each_entry(dfd, count, &s), 0);
+	CHECK_EQ_INT(s.dirs, 300);
+	s = (struct seen){ .stop = true };
+	CHECK_EQ_INT(cgfs_for_each_entry(dfd, count, &s), -EINTR);
+	CHECK_EQ_INT(s.dirs + s.links + s.others, 1);
+	close(dfd);
+}
+
+static void test_grow(void)
+{
+	int *a = NULL;
+	size_t cap = 0;
+
+	CHECK_EQ_INT(cgfs_grow(&a, &cap, 1, sizeof *a), 0);
+	CHECK(cap == 8 && a);
+	CHECK_EQ_INT(cgfs_grow(&a, &cap, 9, sizeof *a), 0);
+	CHECK(cap == 16);
+	CHECK_EQ_INT(cgfs_grow(&a, &cap, 3, sizeof *a), 0);
+	CHECK(cap == 16);
+	free(a);
+	CHECK(cgfs_now_us() > 0);
+}
+
+int main(void)
+{
+	int r = tap_run((struct tap_test[]){
+		TAP(test_open_beneath),
+		TAP(test_open_by_components),
+		TAP(test_read_small),
+		TAP(test_for_each_entry),
+		TAP(test_grow),
+		{ 0 },
+	});
+
+	fx_cleanup();
+	return r;
+}
