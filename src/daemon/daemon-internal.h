@@ -92,6 +92,7 @@ struct standby {
 	size_t n_procs_fds;
 	int *pid_buf; /* for parsing cgroup.procs, preallocated */
 	size_t cap_pid_buf;
+	uint64_t members_due_us; /* the next members re-check on the way */
 	bool ready;                   /* a victim with at least one verified target */
 };
 

@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@
 #include "log.h"
 
 #define STANDBY_MAX_AGE_US 5000000ULL
+/* The preparation thread's nice value (the loop keeps the process's). */
+#define PREP_NICE 10
+/* How often the way to the line re-reads the victim entity's processes. */
+#define MEMBERS_WAY_US 10000ULL
 
 enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, uint64_t now_us,
 			      uint64_t level_now, uint64_t kills_now, const struct standby_limits *l)
@@ -415,6 +420,12 @@ struct prep_job {
 static void *prep_main(void *arg)
 {
 	struct prep_job *j = arg;
+	/* below the loop: on a busy machine a preparation must not delay
+	 * the samples that see the line come (nice is per thread on Linux;
+	 * raising it needs no privilege) */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), PREP_NICE) < 0) {
+		/* left at the loop's priority */
+	}
 	j->r = decide_engine(j->roots, j->cfg, j->path, j->sb);
 	uint64_t one = 1;
 	if (write(j->efd, &one, sizeof(one)) < 0) {
@@ -494,7 +505,18 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	}
 	struct standby_limits l = standby_limits_of(sb, crossing);
 	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
-	if (!crossing || (vd != SB_USE && vd != SB_STALE))
+	if (!crossing) {
+		/* on the way, P's place in its entity (which the level does not
+		 * show) is looked at every MEMBERS_WAY_US: a standby whose P
+		 * was overtaken is remade now, not at the crossing */
+		if (vd == SB_USE && sb->members && now >= sb->members_due_us) {
+			sb->members_due_us = now + MEMBERS_WAY_US;
+			if (!standby_members_ok(dm, sb))
+				return SB_REDECIDE;
+		}
+		return vd;
+	}
+	if (vd != SB_USE && vd != SB_STALE)
 		return vd;
 	/* at the crossing, P is re-checked among its entity's processes
 	 * where they are few (standby-members.c): that proof replaces the
