@@ -159,7 +159,8 @@ struct daemon {
 	int meminfo_fd, vmstat_fd;
 	uint64_t vmstat_oom_kill;
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
-	uint64_t timer_armed_us; /* the sampling timer's deadline as armed */
+	bool timer_armed;        /* the sampling timer stands at timer_armed_us */
+	uint64_t timer_armed_us;
 	bool vmstat_ok;
 	uint64_t swap_free; /* SwapFree at the last system sample (cgroup swap room) */
 	uint64_t sys_mem_min; /* the system's MemAvailable line at the last sample */

@@ -86,8 +86,9 @@ static void arm_sampling(struct daemon *dm)
 	for (size_t i = 0; i < dm->n_domains; i++)
 		if (!dm->domains[i]->dead && dm->domains[i]->next_due_us < next)
 			next = dm->domains[i]->next_due_us;
-	if (next == dm->timer_armed_us)
+	if (dm->timer_armed && next == dm->timer_armed_us)
 		return; /* a wake-up by another fd: the timer already stands */
+	dm->timer_armed = true;
 	dm->timer_armed_us = next;
 	arm_at(dm->timerfd, next);
 }
@@ -160,7 +161,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
-	dm->timer_armed_us = 0; /* fired: arm_sampling must set it again */
+	dm->timer_armed = false; /* fired: arm_sampling must set it again */
 	if (now >= dm->next_rescan_us) {
 		domains_rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;

@@ -170,5 +170,36 @@ run cg-anon "[daemon]" "event_log = $T/cg-anon/events.jsonl"
 check "unreclaimable within the margin, no event: trigger unreclaimable, would kill /work/x" \
 	"$(grep -q '/work: trigger unreclaimable: unreclaimable' "$T/cg-anon/out" && grep -q '/work: dry run: would kill \[4100051\]' "$T/cg-anon/out" && grep -q '"unreclaimable": [0-9]' "$T/cg-anon/events.jsonl"; echo $?)" "$T/cg-anon/out"
 
+# 10. periodic sampling: the daemon (not once) starts with /work far from
+# its line; the tree then comes within the margin without any event (a
+# fixture's files cannot wake epoll), so only the sampling timer can see
+# it. (A daemon whose timer never armed slept through this.)
+build cg-late '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "100M"}, "/work/x": {}, "/work/y": {}},
+  "procs": [
+    {"pid": 4100061, "cgroup": "/work/x", "rss": 50},
+    {"pid": 4100062, "cgroup": "/work/y", "rss": 40}
+  ],
+  "config": ["[cgroup \"/work\"]", "oom_policy = cgroup"]
+}' || exit 1
+d="$T/cg-late"
+timeout 10 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+late=$!
+sleep 1.5
+# in place (same inodes: the daemon keeps fds): /work's usage and stats
+# as cg-anon's, 1 MiB from memory.max
+for f in memory.current memory.stat; do
+	cat "$T/cg-anon/tree/cg/work/$f" > "$d/tree/cg/work/$f"
+done
+i=0
+until grep -q '/work: dry run: would kill' "$d/out" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $late 2>/dev/null
+wait $late 2>/dev/null
+check "sampling timer: usage that comes within the margin later, with no event, is seen (would kill)" \
+	"$(grep -q '/work: trigger unreclaimable' "$d/out" && grep -q '/work: dry run: would kill' "$d/out"; echo $?)" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
