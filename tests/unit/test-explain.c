@@ -18,7 +18,6 @@ static void test_json_schema(void)
 {
 	struct cgoom_snapshot s;
 	seed(&s);
-	s.cgroups[1].policy.value = CGOOM_POLICY_CGROUP;
 	struct cgoom_config c;
 	struct cgoom_config_error e;
 	const char *txt = "[cgroup \"/\"]\noom_policy = cgroup\n";
@@ -26,7 +25,7 @@ static void test_json_schema(void)
 	sb_done(&s, &c);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_json(&b, &s, &d);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
 	CHECK(!b.failed);
 	printf("# %s\n", b.buf);
 	CHECK(strncmp(b.buf, "{\"domain\": \"/\", \"policy\": \"cgroup\"", 34) == 0);
@@ -49,7 +48,7 @@ static void test_json_null_victim(void)
 	sb_done(&s, NULL);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_json(&b, &s, &d);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
 	CHECK(strstr(b.buf, "\"candidates\": [], \"victim\": null") != NULL);
 	cgoom_strbuf_free(&b);
 	cgoom_decision_free(&d);
@@ -75,7 +74,7 @@ static void test_text_marks_victim(void)
 	sb_done(&s, NULL);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_text(&b, &s, &d);
+	cgoom_explain_text(&b, &s, &sb_set, &d);
 	printf("%s", b.buf);
 	CHECK(strstr(b.buf, "domain /: policy none (default)") != NULL);
 	CHECK(strstr(b.buf, ">    1 process /cg1") != NULL);
@@ -134,10 +133,10 @@ static void test_setting_source_text(void)
 	s.cgroups[1].raw.trusted_policy = CGOOM_POLICY_TREE;
 	sb_done(&s, NULL);
 	struct cgoom_strbuf b = { 0 };
-	cgoom_setting_source(&b, &s, 2, &s.cgroups[2].policy);
+	cgoom_setting_source(&b, &s, &sb_set, 2, &sb_set.cgroups[2].policy);
 	CHECK_STREQ(b.buf, "inherited from /a (trusted.cgoom xattr)");
 	cgoom_strbuf_free(&b);
-	cgoom_setting_source(&b, &s, 0, &s.cgroups[0].policy);
+	cgoom_setting_source(&b, &s, &sb_set, 0, &sb_set.cgroups[0].policy);
 	CHECK_STREQ(b.buf, "default");
 	cgoom_strbuf_free(&b);
 	cgoom_snapshot_free(&s);
