@@ -189,7 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (cgoom_settings_resolve(&s, NULL, &set) < 0)
 		goto out;
-	if (set.cgroups[0].policy.value == CGOOM_POLICY_TREE)
+	if (!cgoom_policy_ops((enum cgoom_policy)set.cgroups[0].policy.value)->on_root)
 		abort(); /* refused on the root */
 
 	struct cgoom_decision d1, d2, d3;

@@ -122,7 +122,9 @@ void cgoom_plan_free(struct cgoom_plan *p); /* NULL-safe */
  */
 struct cgoom_policy_ops {
 	const char *name;  /* in the CLI, config, xattrs and JSON */
-	bool on_root;      /* may be the root's policy (tree may not) */
+	bool on_root;      /* may be the root's policy (tree may not): the
+			    * config parser, the resolver (trusted xattr on
+			    * "/") and `cgoom policy / NAME` refuse it there */
 	bool bounded;      /* its scores never exceed the memcg bounds, so
 			    * branch and bound may prune (none: oom_score_adj
 			    * is unbounded, every process is read) */

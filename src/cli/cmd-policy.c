@@ -64,8 +64,8 @@ int cmd_policy(const struct cli_opts *o)
 		goto out;
 	}
 	if (set) {
-		if (i == 0 && want == CGOOM_POLICY_TREE) {
-			log_error("/: policy tree is not allowed on the root cgroup");
+		if (i == 0 && !cgoom_policy_ops(want)->on_root) {
+			log_error("/: policy %s is not allowed on the root cgroup", cgoom_policy_name(want));
 			rc = EXIT_USAGE;
 			goto out;
 		}

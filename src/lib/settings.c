@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgoom/select.h"
 #include "cgoom/settings.h"
 
 struct resolver {
@@ -160,9 +161,11 @@ static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting
 
 	c->policy = *inherited;
 	if (raw->has_trusted_policy) {
-		if (i == 0 && raw->trusted_policy == CGOOM_POLICY_TREE)
-			r = note(rv->set, "/: trusted.cgoom.oom_policy=tree ignored: "
-					  "tree is not allowed on the root cgroup");
+		const struct cgoom_policy_ops *ops = cgoom_policy_ops(raw->trusted_policy);
+		if (i == 0 && ops && !ops->on_root)
+			r = note(rv->set, "/: trusted.cgoom.oom_policy=%s ignored: "
+					  "%s is not allowed on the root cgroup",
+				 ops->name, ops->name);
 		else {
 			c->policy = explicit_here(raw->trusted_policy, CGOOM_SRC_TRUSTED_XATTR, i);
 			return 0;
@@ -170,7 +173,8 @@ static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting
 	}
 	if (r < 0)
 		return r;
-	if (g) /* the config parser refuses tree on "/", and no pattern matches "/" */
+	if (g) /* the config parser refuses on "/" what may not be the root's policy
+		* (ops->on_root), and no pattern matches "/" */
 		return from_config(rv, i, CGOOM_CONF_POLICY, g->policy, &c->policy);
 	if (!raw->has_user_policy || !c->delegated)
 		return 0;

@@ -142,6 +142,33 @@ static void test_setting_source_text(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* The resolver's notes (kept in the settings, not the snapshot) come
+ * out where they were made: after the reader's, before a later fill's. */
+static void test_notes_in_order(void)
+{
+	struct cgoom_snapshot s;
+	seed(&s);
+	s.cgroups[0].raw.has_trusted_policy = true;
+	s.cgroups[0].raw.trusted_policy = CGOOM_POLICY_TREE; /* refused on the root: a note */
+	CHECK_EQ_INT(cgoom_snapshot_note(&s, "read first"), 0);
+	sb_done(&s, NULL);
+	CHECK_EQ_INT(s.n_notes, 1); /* the snapshot is not written */
+	CHECK_EQ_INT(sb_set.n_notes, 1);
+	CHECK_EQ_INT(cgoom_snapshot_note(&s, "filled later"), 0);
+	struct cgoom_decision d = sb_select(&s, "/");
+	struct cgoom_strbuf b = { 0 };
+	cgoom_explain_text(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "note: read first\nnote: /: trusted.cgoom.oom_policy=tree ignored: tree is "
+			    "not allowed on the root cgroup\nnote: filled later\n") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "\"notes\": [\"read first\", \"/: trusted.cgoom.oom_policy=tree ignored: "
+			    "tree is not allowed on the root cgroup\", \"filled later\"]}") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_decision_free(&d);
+	cgoom_snapshot_free(&s);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -152,6 +179,7 @@ int main(void)
 		TAP(test_human_size),
 		TAP(test_subtree_iteration),
 		TAP(test_setting_source_text),
+		TAP(test_notes_in_order),
 		{ 0 },
 	});
 }
