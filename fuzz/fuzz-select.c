@@ -35,13 +35,15 @@ static uint32_t take(struct rd *r, unsigned bytes)
 	return v;
 }
 
-static bool killable(const struct cgoom_snapshot *s, const struct cgoom_process *p)
+static bool killable(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     const struct cgoom_process *p)
 {
 	return p->has_mm && !p->kthread && !p->zombie && p->pid != 1 && p->pid != s->self_pid &&
-	       p->oom_score_adj != -1000 && s->cgroups[p->cgroup].pref.value != CGOOM_PREF_OMIT;
+	       p->oom_score_adj != -1000 && set->cgroups[p->cgroup].pref.value != CGOOM_PREF_OMIT;
 }
 
-static void check_decision(const struct cgoom_snapshot *s, int domain, const struct cgoom_decision *d)
+static void check_decision(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+			   const struct cgoom_decision *d)
 {
 	for (size_t i = 1; i < d->n_candidates; i++)
 		if (cgoom_candidate_cmp(&d->candidates[i - 1], &d->candidates[i]) >= 0)
@@ -61,7 +63,7 @@ static void check_decision(const struct cgoom_snapshot *s, int domain, const str
 		for (size_t k = 0; k < s->n_procs; k++)
 			if (s->procs[k].pid == d->pids[i])
 				p = &s->procs[k];
-		if (!p || !killable(s, p) || !cgoom_snapshot_is_under(s, p->cgroup, domain))
+		if (!p || !killable(s, set, p) || !cgoom_snapshot_is_under(s, p->cgroup, domain))
 			abort();
 		has_victim_pid |= p->pid == d->victim_pid;
 	}
@@ -72,8 +74,8 @@ static void check_decision(const struct cgoom_snapshot *s, int domain, const str
 /* Selects on s with the cgroups in mask deferred (bit k: cgroup k;
  * stat_deferred too where smask has it), reading what is asked for by
  * clearing the flags (the data is all there), until final. */
-static void select_bounded(struct cgoom_snapshot *s, int dom, uint32_t mask, uint32_t smask,
-			   struct cgoom_decision *d)
+static void select_bounded(struct cgoom_snapshot *s, const struct cgoom_settings *set, int dom,
+			   uint32_t mask, uint32_t smask, struct cgoom_decision *d)
 {
 	for (size_t k = 1; k < s->n_cgroups && k < 32; k++) {
 		struct cgoom_cgroup *g = &s->cgroups[k];
@@ -87,10 +89,10 @@ static void select_bounded(struct cgoom_snapshot *s, int dom, uint32_t mask, uin
 	for (unsigned round = 0;; round++) {
 		if (round > 2 * s->n_cgroups + 40)
 			abort(); /* it must end */
-		if (cgoom_rank(s, dom, d) < 0 || cgoom_plan(s, d, &plan) < 0)
+		if (cgoom_rank(s, set, dom, d) < 0 || cgoom_plan(s, set, d, &plan) < 0)
 			break;
 		if (plan.kind == CGOOM_PLAN_DONE) {
-			cgoom_decide(s, d);
+			cgoom_decide(s, set, d);
 			break;
 		}
 		if (plan.kind == CGOOM_PLAN_LOCATE) {
@@ -116,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rd r = { data, size };
 	struct cgoom_snapshot s;
+	struct cgoom_settings set;
+	cgoom_settings_init(&set);
 	if (cgoom_snapshot_init(&s) < 0)
 		return 0;
 	s.meminfo_ok = take(&r, 1) & 1;
@@ -183,9 +187,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (s.cgroups[k].current < f - (f < slack ? f : slack))
 			s.cgroups[k].current = f - (f < slack ? f : slack);
 	}
-	if (cgoom_settings_resolve(&s, NULL) < 0)
+	if (cgoom_settings_resolve(&s, NULL, &set) < 0)
 		goto out;
-	if (s.cgroups[0].policy.value == CGOOM_POLICY_TREE)
+	if (!cgoom_policy_ops((enum cgoom_policy)set.cgroups[0].policy.value)->on_root)
 		abort(); /* refused on the root */
 
 	struct cgoom_decision d1, d2, d3;
@@ -193,7 +197,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cgoom_decision_init(&d2);
 	cgoom_decision_init(&d3);
 	for (size_t dom = 0; dom < s.n_cgroups; dom++) {
-		int r1 = cgoom_select(&s, (int)dom, &d1);
+		int r1 = cgoom_select(&s, &set, (int)dom, &d1);
 		if (s.cgroups[dom].memcg != (int)dom) {
 			if (r1 != -22)
 				abort(); /* -EINVAL for a non-memcg domain */
@@ -201,14 +205,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (r1 < 0)
 			continue; /* -ENOMEM */
-		check_decision(&s, (int)dom, &d1);
-		if (cgoom_select(&s, (int)dom, &d2) < 0)
+		check_decision(&s, &set, (int)dom, &d1);
+		if (cgoom_select(&s, &set, (int)dom, &d2) < 0)
 			continue;
 		if (d1.has_victim != d2.has_victim || d1.n_pids != d2.n_pids ||
 		    (d1.n_pids && memcmp(d1.pids, d2.pids, d1.n_pids * sizeof(int))) ||
 		    d1.victim_pid != d2.victim_pid)
 			abort();
-		select_bounded(&s, (int)dom, defer, sdefer, &d3);
+		select_bounded(&s, &set, (int)dom, defer, sdefer, &d3);
 		if (d1.has_victim != d3.has_victim || d1.n_pids != d3.n_pids ||
 		    (d1.n_pids && memcmp(d1.pids, d3.pids, d1.n_pids * sizeof(int))) ||
 		    d1.victim_pid != d3.victim_pid || d1.victim_cgroup != d3.victim_cgroup)
@@ -218,6 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cgoom_decision_free(&d2);
 	cgoom_decision_free(&d3);
 out:
+	cgoom_settings_free(&set);
 	cgoom_snapshot_free(&s);
 	return 0;
 }

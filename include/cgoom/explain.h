@@ -11,12 +11,12 @@
  *  "victim": {...} | null, "reason", "notes": [...]} and, while a victim
  * is dying, "inflight": PID. One line, no trailing newline. */
 void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
-			const struct cgoom_decision *d);
+			const struct cgoom_settings *set, const struct cgoom_decision *d);
 
 /* An aligned table, best first, the victim marked with '>', ineligible
  * entries with why; then the victim, the kill set, the reason, notes. */
 void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
-			const struct cgoom_decision *d);
+			const struct cgoom_settings *set, const struct cgoom_decision *d);
 
 /* Why a decision came out as it did, in a sentence (from its outcome
  * code and numbers; the engine writes no text). */
@@ -31,5 +31,5 @@ const char *cgoom_human_size(uint64_t bytes, char *buf, size_t cap);
 
 /* Where an effective setting came from: "config", "trusted.cgoom xattr",
  * "inherited from /cg3 (config)", "default". */
-void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s, int cgroup,
-			  const struct cgoom_setting *st);
+void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			  const struct cgoom_settings *set, int cgroup, const struct cgoom_setting *st);

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * Settings resolution (SPEC 3, 7) and victim selection (SPEC 4, 5).
- * Pure functions of a finalized snapshot and a config.
+ * Victim selection (SPEC 4, 5). Pure functions of a finalized snapshot
+ * and the settings resolved from it (settings.h).
  */
 
 #include <stdbool.h>
@@ -11,17 +11,8 @@
 #include <stdint.h>
 
 #include "cgoom/config.h"
+#include "cgoom/settings.h"
 #include "cgoom/snapshot.h"
-
-/* Fills policy, pref, bias and delegated of every cgroup from the raw
- * settings and the config, with precedence
- *   trusted xattr > config > systemd user.oomd_* (root-owned dir)
- *   > user.cgoom xattr (strictly inside a delegate = yes subtree, and
- *     only where it makes the cgroup more killable) > inherited > default,
- * and omit absolute downwards. Values it ignores are recorded as notes
- * in the snapshot (tree on "/", a delegatee's avoid/omit/negative bias).
- * cfg may be NULL (no config). */
-int cgoom_settings_resolve(struct cgoom_snapshot *s, const struct cgoom_config *cfg);
 
 enum cgoom_kind {
 	CGOOM_KIND_LEAF = 0,
@@ -131,13 +122,16 @@ void cgoom_plan_free(struct cgoom_plan *p); /* NULL-safe */
  */
 struct cgoom_policy_ops {
 	const char *name;  /* in the CLI, config, xattrs and JSON */
-	bool on_root;      /* may be the root's policy (tree may not) */
+	bool on_root;      /* may be the root's policy (tree may not): the
+			    * config parser, the resolver (trusted xattr on
+			    * "/") and `cgoom policy / NAME` refuse it there */
 	bool bounded;      /* its scores never exceed the memcg bounds, so
 			    * branch and bound may prune (none: oom_score_adj
 			    * is unbounded, every process is read) */
 	/* Appends the candidates of d->domain to d (unsorted; room for
 	 * n_cgroups + n_procs + 1 is there), d->domain_size set. */
-	void (*rank)(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+	void (*rank)(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     struct cgoom_decision *d);
 };
 
 /* The ops of policy p, or NULL when out of range. */
@@ -149,7 +143,8 @@ void cgoom_decision_free(struct cgoom_decision *d); /* NULL-safe */
 /* Whether process i may ever be killed: has an address space, not a
  * kernel thread or zombie, oom_score_adj != -1000, not PID 1, not
  * cgoom itself, not under an omit cgroup. Needs resolved settings. */
-bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, enum cgoom_why *ret_why);
+bool cgoom_process_eligible(const struct cgoom_snapshot *s, const struct cgoom_settings *set, size_t i,
+			    enum cgoom_why *ret_why);
 
 /* Whether the cgroup root is itself a cgroup with memory files (a cgroup
  * namespace, or cgroupfs mounted from a subtree): then "/" is judged
@@ -172,7 +167,8 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T);
  * A standby decision may be used at a crossing only while the domain
  * grew by less than this: else a process of the entity may have
  * overtaken P, and a full read would signal another. */
-uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_decision *d);
+uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+				   const struct cgoom_decision *d);
 
 /* Footprint of memcg i (SPEC 4); *ret_fallback says whether it came from
  * memory.current + memory.swap.current because memory.stat was bad. */
@@ -195,32 +191,38 @@ uint64_t cgoom_memcg_bound(const struct cgoom_snapshot *s, int i);
 int cgoom_candidate_cmp(const struct cgoom_candidate *a, const struct cgoom_candidate *b);
 
 /*
- * The pipeline, each stage a pure function of the snapshot:
- *   cgoom_rank(s, domain, d)   scores and orders the candidates (deferred
- *                              cgroups count with their bound, and as
- *                              eligible: bounded / unchecked);
- *   cgoom_plan(s, d, plan)     what must still be read for the answer to
- *                              be the one a full snapshot gives;
- *   cgoom_decide(s, d)         once the plan is DONE: the victim, P, the
+ * The pipeline, each stage a pure function of the snapshot and the
+ * settings resolved from it (cgoom_settings_resolve):
+ *   cgoom_rank(s, set, domain, d) scores and orders the candidates
+ *                              (deferred cgroups count with their bound,
+ *                              and as eligible: bounded / unchecked);
+ *   cgoom_plan(s, set, d, plan) what must still be read for the answer
+ *                              to be the one a full snapshot gives;
+ *   cgoom_decide(s, set, d)    once the plan is DONE: the victim, P, the
  *                              kill set and the reason (or in flight, or
  *                              no victim).
+ * A lazy fill never adds or moves cgroups, so the settings resolved
+ * before the loop stay valid through it.
  * The driver (src/shared/pipeline.c, cgoom_select_lazy) loops rank ->
  * plan -> fill until the plan is DONE, then decides.
  */
 /* Writes d's domain, policy, T and candidates (best first), clears the
  * rest. -EINVAL if domain is not a memcg, -ENOMEM. */
-int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *d);
+int cgoom_rank(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+	       struct cgoom_decision *d);
 /* Needs d ranked by cgoom_rank() on this very snapshot. Writes *ret
  * (whose buffers it reuses). Always DONE for a snapshot with nothing
  * deferred. -ENOMEM. */
-int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
-	       struct cgoom_plan *ret);
+int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+	       const struct cgoom_decision *d, struct cgoom_plan *ret);
 /* Needs d ranked, and the plan DONE. 0 also when there is no victim
  * (has_victim false) or one is in flight; -ENOMEM. */
-int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+int cgoom_decide(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		 struct cgoom_decision *d);
 
 /* rank, plan, decide on a snapshot the plan needs nothing more of (a
  * full one): -EAGAIN (and no victim) if it does. Writes *ret (whose
  * buffers it reuses and grows). -EINVAL if domain is not a memcg,
  * -ENOMEM. */
-int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *ret);
+int cgoom_select(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+		 struct cgoom_decision *ret);

@@ -32,16 +32,6 @@ struct cgoom_raw_settings {
 	bool owner_is_root;
 };
 
-struct cgoom_setting {
-	int value;                /* enum cgoom_policy / cgoom_pref, or the bias */
-	enum cgoom_source source; /* of the value in force */
-	int origin;               /* cgroup index it was set on; -1 = default */
-	/* source CGOOM_SRC_CONFIG: the [cgroup "..."] section that set it, as
-	 * a 1-based index into the snapshot's sections (0: none), and the
-	 * line of the key */
-	int section, line;
-};
-
 struct cgoom_cgroup {
 	char *path;       /* "/" for the root, else "/a/b" (owned) */
 	const char *name; /* last component (points into path); "" for root */
@@ -72,10 +62,6 @@ struct cgoom_cgroup {
 	 * cgoom_plan() asks for them when they could matter.
 	 * stat_deferred implies deferred. */
 	bool deferred, stat_deferred;
-
-	/* filled by cgoom_settings_resolve() */
-	struct cgoom_setting policy, pref, bias;
-	bool delegated; /* strictly inside a delegate = yes subtree */
 };
 
 struct cgoom_process {
@@ -114,16 +100,10 @@ struct cgoom_snapshot {
 	 * now is not alive in any cgroup a full read would list. */
 	bool inflight_located;
 
-	/* Things the reader (or resolver) skipped or worked around, for the
-	 * explanation: "memory.stat of /a unreadable: ..." (owned). */
+	/* Things the reader skipped or worked around, for the explanation:
+	 * "memory.stat of /a unreadable: ..." (owned). */
 	char **notes;
 	size_t n_notes;
-
-	/* Paths (or patterns) of the config sections settings came from,
-	 * copied by cgoom_settings_resolve() so that an explanation never
-	 * points into a config reloaded since (owned). */
-	char **sections;
-	size_t n_sections;
 
 	/* internal: pre-order of cgroup indices and per-cgroup process lists,
 	 * built by cgoom_snapshot_finalize() */

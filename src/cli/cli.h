@@ -21,18 +21,20 @@ struct cli_opts {
 	int n_args;
 };
 
-/* Loaded state shared by the verbs: config, roots, resolved snapshot. */
+/* Loaded state shared by the verbs: config, roots, snapshot, settings. */
 struct cli_ctx {
 	struct cgoom_config cfg;
 	struct cgoom_roots roots;
 	struct cgoom_snapshot snap;
+	struct cgoom_settings settings; /* resolved from snap and cfg */
 	struct cgoom_reader *rd; /* set when read lazily (branch and bound) */
 	bool have_cfg, have_roots, have_snap;
 };
 
 /* Loads the config (a missing default file means none; a missing
- * --config FILE is an error), opens the roots, reads and resolves the
- * snapshot. Returns an exit code; errors are already printed. */
+ * --config FILE is an error), opens the roots, reads the snapshot and
+ * resolves its settings. Returns an exit code; errors are already
+ * printed. */
 int cli_load(const struct cli_opts *o, struct cli_ctx *ret);
 /* The same, reading lazily (cgoom_snapshot_read_lazy) unless o->full. */
 int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *ret);

@@ -39,7 +39,7 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 	int domain = cli_find_memcg(c, o->n_args ? o->args[0] : "/");
 	if (domain < 0)
 		return -domain;
-	int r = cgoom_select_lazy(c->rd, &c->snap, domain, d);
+	int r = cgoom_select_lazy(c->rd, &c->snap, &c->settings, domain, d);
 	if (r < 0) {
 		log_error("selecting in %s: %s", c->snap.cgroups[domain].path, strerror(-r));
 		return EXIT_RUNTIME;
@@ -51,9 +51,9 @@ static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decis
 {
 	struct cgoom_strbuf b = { 0 };
 	if (o->json)
-		cgoom_explain_json(&b, &c->snap, d);
+		cgoom_explain_json(&b, &c->snap, &c->settings, d);
 	else
-		cgoom_explain_text(&b, &c->snap, d);
+		cgoom_explain_text(&b, &c->snap, &c->settings, d);
 	*rc = print_buf(&b, o->json);
 }
 

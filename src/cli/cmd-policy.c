@@ -64,8 +64,8 @@ int cmd_policy(const struct cli_opts *o)
 		goto out;
 	}
 	if (set) {
-		if (i == 0 && want == CGOOM_POLICY_TREE) {
-			log_error("/: policy tree is not allowed on the root cgroup");
+		if (i == 0 && !cgoom_policy_ops(want)->on_root) {
+			log_error("/: policy %s is not allowed on the root cgroup", cgoom_policy_name(want));
 			rc = EXIT_USAGE;
 			goto out;
 		}
@@ -75,15 +75,16 @@ int cmd_policy(const struct cli_opts *o)
 		goto out;
 	}
 	const struct cgoom_cgroup *cg = &c.snap.cgroups[i];
-	print_policy((enum cgoom_policy)cg->policy.value);
+	const struct cgoom_setting *pol = &c.settings.cgroups[i].policy;
+	print_policy((enum cgoom_policy)pol->value);
 	struct cgoom_strbuf b = { 0 };
-	cgoom_setting_source(&b, &c.snap, i, &cg->policy);
+	cgoom_setting_source(&b, &c.snap, &c.settings, i, pol);
 	printf("source: %s\n", b.buf ? b.buf : "?");
 	cgoom_strbuf_free(&b);
 	/* a config value shadowed by an xattr deserves a mention */
 	const struct cgoom_cgroup_conf *conf = cgoom_config_lookup(&c.cfg, cg->path, CGOOM_CONF_POLICY);
-	if (conf && cg->policy.source == CGOOM_SRC_TRUSTED_XATTR &&
-	    cg->policy.origin == i && conf->policy != (enum cgoom_policy)cg->policy.value)
+	if (conf && pol->source == CGOOM_SRC_TRUSTED_XATTR &&
+	    pol->origin == i && conf->policy != (enum cgoom_policy)pol->value)
 		printf("note: config sets %s on line %d, overridden by the xattr\n",
 		       cgoom_policy_name(conf->policy), conf->policy_line);
 out:

@@ -44,7 +44,7 @@ static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 		return EXIT_RUNTIME;
 	}
 	c->have_snap = true;
-	r = cgoom_settings_resolve(&c->snap, &c->cfg);
+	r = cgoom_settings_resolve(&c->snap, &c->cfg, &c->settings);
 	if (r < 0) {
 		log_error("resolving settings: %s", strerror(-r));
 		return EXIT_RUNTIME;
@@ -65,6 +65,7 @@ int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *c)
 void cli_ctx_free(struct cli_ctx *c)
 {
 	cgoom_reader_free(c->rd);
+	cgoom_settings_free(&c->settings);
 	if (c->have_snap)
 		cgoom_snapshot_free(&c->snap);
 	if (c->have_roots)

@@ -189,9 +189,9 @@ static void report_decision(struct daemon *dm, struct domain *d, struct standby 
 			    struct cgoom_strbuf *json)
 {
 	struct cgoom_strbuf text = { 0 };
-	cgoom_explain_text(&text, &sb->snap, &sb->dec);
+	cgoom_explain_text(&text, &sb->snap, &sb->settings, &sb->dec);
 	if (!json->buf)
-		cgoom_explain_json(json, &sb->snap, &sb->dec);
+		cgoom_explain_json(json, &sb->snap, &sb->settings, &sb->dec);
 	log_notice("%s: decision (policy %s):", d->path, cgoom_policy_name(sb->dec.policy));
 	log_lines(CGOOM_LOG_NOTICE, &text);
 	struct cgoom_strbuf e = { 0 };
@@ -325,7 +325,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	uint64_t t1 = 0;
 	if (kill_now) {
 		if (dm->cfg.pre_kill_hook) {
-			cgoom_explain_json(&json, &sb->snap, &sb->dec);
+			cgoom_explain_json(&json, &sb->snap, &sb->settings, &sb->dec);
 			if (!json.failed)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
 		}

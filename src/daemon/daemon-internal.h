@@ -55,6 +55,8 @@ struct watch {
  * into the domain's kill_state when it is acted on. */
 struct standby {
 	struct cgoom_snapshot snap;
+	struct cgoom_settings settings; /* resolved from snap: sections copied, */
+					/* so a config reload leaves it intact */
 	struct cgoom_reader *rd;
 	bool have_snap;
 	struct cgoom_decision dec;

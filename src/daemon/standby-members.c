@@ -143,7 +143,7 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 		/* what a re-read cannot change: a kernel thread, PID 1, cgoom,
 		 * an omit cgroup; zombies and no-mm ones stay so */
 		enum cgoom_why why;
-		bool eligible = cgoom_process_eligible(s, (size_t)k, &why);
+		bool eligible = cgoom_process_eligible(s, &sb->settings, (size_t)k, &why);
 		m->can_be_eligible = eligible || why == CGOOM_WHY_ADJ_MIN;
 		if (m->can_be_eligible && member_open(dm, p, m) < 0 && p->pid == dec->victim_pid)
 			goto fail; /* P itself gone or reused: the crossing re-validates anyway */

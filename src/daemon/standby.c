@@ -232,6 +232,7 @@ void standby_free(struct standby *sb)
 		close(sb->xattr_fd);
 	free(sb->watches);
 	free(sb->exited);
+	cgoom_settings_free(&sb->settings);
 	if (sb->have_snap)
 		cgoom_snapshot_free(&sb->snap);
 	cgoom_reader_free(sb->rd);
@@ -302,13 +303,13 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 	sb->have_snap = true;
 	sb->snap.inflight = inflight;
 	sb->snap.n_inflight = n_inflight;
-	r = cgoom_settings_resolve(&sb->snap, cfg);
+	r = cgoom_settings_resolve(&sb->snap, cfg, &sb->settings);
 	int idx = r < 0 ? r : cgoom_snapshot_find(&sb->snap, path);
 	if (idx < 0) {
 		log_warning("%s: not in the fresh snapshot (%s)", path, strerror(-idx));
 		return idx;
 	}
-	r = cgoom_select_lazy(sb->rd, &sb->snap, idx, &sb->dec);
+	r = cgoom_select_lazy(sb->rd, &sb->snap, &sb->settings, idx, &sb->dec);
 	if (r < 0)
 		log_error("%s: selecting: %s", path, strerror(-r));
 	return r;
@@ -369,7 +370,7 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 	 * inside the entity (else another of its processes is the one a
 	 * full read would signal), unless the crossing re-reads the
 	 * entity's processes (members) */
-	sb->proc_lead = cgoom_victim_process_lead(&sb->snap, &sb->dec);
+	sb->proc_lead = cgoom_victim_process_lead(&sb->snap, &sb->settings, &sb->dec);
 	sb->lead = standby_lead(&sb->dec);
 	if (sb->proc_lead < sb->lead && !sb->members)
 		sb->lead = sb->proc_lead;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cgoom/config.h"
+#include "cgoom/select.h"
 #include "config-internal.h"
 
 /* How much user text an error message quotes before eliding it. */
@@ -415,8 +416,9 @@ static int set_cgroup_key(struct parser *p, enum cgroup_key k, const char *v)
 	case CK_OOM_POLICY:
 		if (cgoom_policy_from_string(v, strlen(v), &cg->policy) < 0)
 			return fail(p, "oom_policy must be %s, got '%s'", cgoom_policy_name_list(), show(&sh, v));
-		if (cg->policy == CGOOM_POLICY_TREE && strcmp(cg->path, "/") == 0)
-			return fail(p, "oom_policy 'tree' is not allowed on the root cgroup");
+		if (!cgoom_policy_ops(cg->policy)->on_root && strcmp(cg->path, "/") == 0)
+			return fail(p, "oom_policy '%s' is not allowed on the root cgroup",
+				    cgoom_policy_name(cg->policy));
 		cg->has_policy = true;
 		cg->policy_line = p->line;
 		return 0;

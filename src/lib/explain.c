@@ -23,14 +23,14 @@ const char *cgoom_human_size(uint64_t b, char *buf, size_t cap)
 }
 
 /* "config", and for a config value its section: config [cgroup "/users/user-*.slice"] line 7 */
-static void source_name(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+static void source_name(struct cgoom_strbuf *b, const struct cgoom_settings *set,
 			const struct cgoom_setting *st)
 {
 	cgoom_strbuf_printf(b, "%s", cgoom_source_name(st->source));
-	if (st->source != CGOOM_SRC_CONFIG || st->section < 1 || (size_t)st->section > s->n_sections)
+	if (st->source != CGOOM_SRC_CONFIG || st->section < 1 || (size_t)st->section > set->n_sections)
 		return;
 	cgoom_strbuf_printf(b, " [cgroup \"");
-	cgoom_strbuf_escaped(b, s->sections[st->section - 1]);
+	cgoom_strbuf_escaped(b, set->sections[st->section - 1]);
 	cgoom_strbuf_printf(b, "\"] line %d", st->line);
 }
 
@@ -59,6 +59,18 @@ static const struct cgoom_process *find_proc(const struct cgoom_snapshot *s, int
 		if (s->procs[i].pid == pid)
 			return &s->procs[i];
 	return NULL;
+}
+
+/* Note i of the explanation, of s->n_notes + set->n_notes: the settings'
+ * notes go where they were made, after the snapshot's first notes_at. */
+static const char *note_at(const struct cgoom_snapshot *s, const struct cgoom_settings *set, size_t i)
+{
+	size_t at = set->notes_at < s->n_notes ? set->notes_at : s->n_notes;
+	if (i < at)
+		return s->notes[i];
+	if (i < at + set->n_notes)
+		return set->notes[i - at];
+	return s->notes[i - set->n_notes];
 }
 
 static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
@@ -121,24 +133,24 @@ void cgoom_explain_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 	}
 }
 
-void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s, int cgroup,
-			  const struct cgoom_setting *st)
+void cgoom_setting_source(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
+			  const struct cgoom_settings *set, int cgroup, const struct cgoom_setting *st)
 {
 	if (st->origin < 0 || st->source == CGOOM_SRC_DEFAULT)
 		cgoom_strbuf_printf(b, "default");
 	else if (st->origin == cgroup)
-		source_name(b, s, st);
+		source_name(b, set, st);
 	else {
 		cgoom_strbuf_printf(b, "inherited from ");
 		cgoom_strbuf_escaped(b, s->cgroups[st->origin].path);
 		cgoom_strbuf_printf(b, " (");
-		source_name(b, s, st);
+		source_name(b, set, st);
 		cgoom_strbuf_printf(b, ")");
 	}
 }
 
 static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
-			   const struct cgoom_candidate *c)
+			   const struct cgoom_settings *set, const struct cgoom_candidate *c)
 {
 	cgoom_strbuf_printf(b, "{\"cgroup\": ");
 	cgoom_strbuf_json_string(b, s->cgroups[c->cgroup].path);
@@ -161,14 +173,14 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_json_string(b, cgoom_why_text(c->why));
 	}
 	/* where the entity's preference (and a cgroup's bias) came from */
-	const struct cgoom_cgroup *cg = &s->cgroups[c->cgroup];
+	const struct cgoom_cgroup_settings *cg = &set->cgroups[c->cgroup];
 	struct cgoom_strbuf src = { 0 };
-	cgoom_setting_source(&src, s, c->cgroup, &cg->pref);
+	cgoom_setting_source(&src, s, set, c->cgroup, &cg->pref);
 	cgoom_strbuf_printf(b, ", \"preference_source\": ");
 	cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
 	if (c->kind != CGOOM_KIND_PROCESS) {
 		src.len = 0;
-		cgoom_setting_source(&src, s, c->cgroup, &cg->bias);
+		cgoom_setting_source(&src, s, set, c->cgroup, &cg->bias);
 		cgoom_strbuf_printf(b, ", \"bias_source\": ");
 		cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
 	}
@@ -177,21 +189,21 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 }
 
 void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
-			const struct cgoom_decision *d)
+			const struct cgoom_settings *set, const struct cgoom_decision *d)
 {
 	const struct cgoom_cgroup *dom = &s->cgroups[d->domain];
 	cgoom_strbuf_printf(b, "{\"domain\": ");
 	cgoom_strbuf_json_string(b, dom->path);
 	cgoom_strbuf_printf(b, ", \"policy\": \"%s\", \"policy_source\": ", cgoom_policy_name(d->policy));
 	struct cgoom_strbuf src = { 0 };
-	cgoom_setting_source(&src, s, d->domain, &dom->policy);
+	cgoom_setting_source(&src, s, set, d->domain, &set->cgroups[d->domain].policy);
 	cgoom_strbuf_json_string(b, src.buf ? src.buf : "");
 	cgoom_strbuf_free(&src);
 	cgoom_strbuf_printf(b, ", \"domain_size\": %" PRIu64 ", \"candidates\": [", d->domain_size);
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		if (i)
 			cgoom_strbuf_printf(b, ", ");
-		json_candidate(b, s, &d->candidates[i]);
+		json_candidate(b, s, set, &d->candidates[i]);
 	}
 	cgoom_strbuf_printf(b, "], \"victim\": ");
 	if (!d->has_victim)
@@ -219,23 +231,23 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	cgoom_strbuf_json_string(b, reason.buf ? reason.buf : "");
 	cgoom_strbuf_free(&reason);
 	cgoom_strbuf_printf(b, ", \"notes\": [");
-	for (size_t i = 0; i < s->n_notes; i++) {
+	for (size_t i = 0; i < s->n_notes + set->n_notes; i++) {
 		if (i)
 			cgoom_strbuf_printf(b, ", ");
-		cgoom_strbuf_json_string(b, s->notes[i]);
+		cgoom_strbuf_json_string(b, note_at(s, set, i));
 	}
 	cgoom_strbuf_printf(b, "]}");
 }
 
 void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
-			const struct cgoom_decision *d)
+			const struct cgoom_settings *set, const struct cgoom_decision *d)
 {
 	const struct cgoom_cgroup *dom = &s->cgroups[d->domain];
 	char h1[32], h2[32];
 	cgoom_strbuf_printf(b, "domain ");
 	cgoom_strbuf_escaped(b, dom->path);
 	cgoom_strbuf_printf(b, ": policy %s (", cgoom_policy_name(d->policy));
-	cgoom_setting_source(b, s, d->domain, &dom->policy);
+	cgoom_setting_source(b, s, set, d->domain, &set->cgroups[d->domain].policy);
 	cgoom_strbuf_printf(b, "), size %s\n", cgoom_human_size(d->domain_size, h1, sizeof(h1)));
 
 	/* column width for the cgroup paths */
@@ -300,11 +312,11 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_escaped(b, s->cgroups[d->victim_cgroup].path);
 		cgoom_strbuf_printf(b, ", process %d (", d->victim_pid);
 		cgoom_strbuf_escaped(b, p ? p->comm : "?");
-		const struct cgoom_cgroup *vc = &s->cgroups[d->candidates[d->victim].cgroup];
+		const struct cgoom_cgroup_settings *vc = &set->cgroups[d->candidates[d->victim].cgroup];
 		cgoom_strbuf_printf(b, ")\nsettings: preference %s (", cgoom_pref_name((enum cgoom_pref)vc->pref.value));
-		cgoom_setting_source(b, s, d->candidates[d->victim].cgroup, &vc->pref);
+		cgoom_setting_source(b, s, set, d->candidates[d->victim].cgroup, &vc->pref);
 		cgoom_strbuf_printf(b, "), bias %d (", vc->bias.value);
-		cgoom_setting_source(b, s, d->candidates[d->victim].cgroup, &vc->bias);
+		cgoom_setting_source(b, s, set, d->candidates[d->victim].cgroup, &vc->bias);
 		cgoom_strbuf_printf(b, ")\nkill: ");
 		if (d->scope >= 0) {
 			cgoom_strbuf_printf(b, "memory.oom.group scope ");
@@ -323,9 +335,9 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	cgoom_strbuf_escaped(b, reason.buf ? reason.buf : "");
 	cgoom_strbuf_free(&reason);
 	cgoom_strbuf_printf(b, "\n");
-	for (size_t i = 0; i < s->n_notes; i++) {
+	for (size_t i = 0; i < s->n_notes + set->n_notes; i++) {
 		cgoom_strbuf_printf(b, "note: ");
-		cgoom_strbuf_escaped(b, s->notes[i]);
+		cgoom_strbuf_escaped(b, note_at(s, set, i));
 		cgoom_strbuf_printf(b, "\n");
 	}
 }

@@ -158,8 +158,8 @@ static bool plan_inflight(const struct cgoom_snapshot *s, int domain, struct cgo
 	return false;
 }
 
-int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
-	       struct cgoom_plan *ret)
+int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+	       const struct cgoom_decision *d, struct cgoom_plan *ret)
 {
 	int domain = d->domain;
 	if (!s->preorder || domain < 0 || (size_t)domain >= s->n_cgroups)
@@ -191,7 +191,7 @@ int cgoom_plan(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
 		plan_ranked(s, d, ret);
 	}
 	if (ret->kind == CGOOM_PLAN_DONE && d->n_candidates > 0 && d->candidates[0].eligible) {
-		int proc = sel_pick_process(s, d, &d->candidates[0]);
+		int proc = sel_pick_process(s, set, d, &d->candidates[0]);
 		int scope = proc >= 0 ? sel_kill_scope(s, domain, proc) : -1;
 		if (scope >= 0 && deferred_in(s, scope, false, ret))
 			ret->kind = CGOOM_PLAN_BODIES;

@@ -10,21 +10,22 @@
 
 /* Does memcg m (a leaf) have an eligible member? Members are processes
  * attached to m or to non-memcg cgroups below it. */
-static bool memcg_members(const struct cgoom_snapshot *s, int m, bool *ret_any)
+static bool memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int m,
+			  bool *ret_any)
 {
 	bool eligible = false, any = false;
 	int k;
 	if (s->cgroups[m].deferred) {
 		/* processes not read: eligible for all we know, unless omitted */
 		*ret_any = true;
-		return s->cgroups[m].pref.value != CGOOM_PREF_OMIT;
+		return set->cgroups[m].pref.value != CGOOM_PREF_OMIT;
 	}
 	for (size_t it = cgoom_subtree_begin(s, m); cgoom_subtree_next(s, m, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];
 		if (s->cgroups[p->cgroup].memcg != m || p->kthread)
 			continue;
 		any = true;
-		if (!sel_ineligible_why(s, p, NULL)) {
+		if (!sel_ineligible_why(s, set, p, NULL)) {
 			eligible = true;
 			break;
 		}
@@ -33,10 +34,10 @@ static bool memcg_members(const struct cgoom_snapshot *s, int m, bool *ret_any)
 	return eligible;
 }
 
-static void finish_entity(const struct cgoom_snapshot *s, struct cgoom_decision *d,
+static void finish_entity(const struct cgoom_settings *set, struct cgoom_decision *d,
 			  struct cgoom_candidate *e, int eligible_leaves)
 {
-	const struct cgoom_cgroup *g = &s->cgroups[e->cgroup];
+	const struct cgoom_cgroup_settings *g = &set->cgroups[e->cgroup];
 	e->pref = (enum cgoom_pref)g->pref.value;
 	e->bias = g->bias.value;
 	e->score = sel_add_s(sel_s64(e->footprint), sel_mul_s(e->bias, sel_s64(d->domain_size / 1000)));
@@ -50,7 +51,8 @@ static void finish_entity(const struct cgoom_snapshot *s, struct cgoom_decision 
 	}
 }
 
-void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		       struct cgoom_decision *d)
 {
 	int domain = d->domain;
 	size_t pos = (size_t)s->prepos[domain];
@@ -63,11 +65,11 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		const struct cgoom_cgroup *c = &s->cgroups[m];
 		if (m == 0 || c->memcg != m)
 			continue; /* the root is judged after the walk; non-memcgs belong to theirs */
-		if (c->has_memcg_children && c->policy.value != CGOOM_POLICY_TREE)
+		if (c->has_memcg_children && set->cgroups[m].policy.value != CGOOM_POLICY_TREE)
 			continue;
 		if (!group || !cgoom_snapshot_is_under(s, m, group->cgroup)) {
 			if (group)
-				finish_entity(s, d, group, group_eligible);
+				finish_entity(set, d, group, group_eligible);
 			group = sel_add_candidate(d);
 			group->kind = c->has_memcg_children ? CGOOM_KIND_TREE : CGOOM_KIND_LEAF;
 			group->cgroup = m;
@@ -77,7 +79,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		if (c->has_memcg_children)
 			continue;
 		bool any;
-		if (!memcg_members(s, m, &any))
+		if (!memcg_members(s, set, m, &any))
 			continue; /* ineligible or empty leaves add nothing */
 		bool fb;
 		group->footprint = sel_add(group->footprint, cgoom_memcg_footprint(s, m, &fb));
@@ -87,7 +89,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		group_eligible++;
 	}
 	if (group)
-		finish_entity(s, d, group, group_eligible);
+		finish_entity(set, d, group, group_eligible);
 
 	/* Drop entities that never had a member at all: an empty leaf is
 	 * not worth a line; one whose members are all protected is kept
@@ -118,7 +120,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 	root->cgroup = 0;
 	root->order = order;
 	bool any;
-	bool eligible = memcg_members(s, 0, &any);
+	bool eligible = memcg_members(s, set, 0, &any);
 	uint64_t sys;
 	bool have_sys = true;
 	if (cgoom_root_is_cgroup(s)) {
@@ -162,14 +164,15 @@ void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 			eligible = false;
 		}
 	}
-	finish_entity(s, d, root, eligible ? 1 : 0);
+	finish_entity(set, d, root, eligible ? 1 : 0);
 	if (!any && !root->eligible)
 		d->n_candidates--; /* nothing attached to the root at all */
 }
 
-static void rank_cgroup(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+static void rank_cgroup(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			struct cgoom_decision *d)
 {
-	sel_rank_entities(s, d);
+	sel_rank_entities(s, set, d);
 }
 
 const struct cgoom_policy_ops cgoom_policy_cgroup_ops = {

@@ -6,7 +6,8 @@
  */
 #include "lib/select-internal.h"
 
-static void rank_none(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+static void rank_none(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		      struct cgoom_decision *d)
 {
 	int domain = d->domain;
 	int k;
@@ -20,9 +21,9 @@ static void rank_none(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		c->pid = p->pid;
 		c->footprint = sel_add(sel_add(p->rss, p->swap), p->pte);
 		c->score = cgoom_badness(p, d->domain_size);
-		c->pref = (enum cgoom_pref)s->cgroups[p->cgroup].pref.value;
+		c->pref = (enum cgoom_pref)set->cgroups[p->cgroup].pref.value;
 		c->bias = p->oom_score_adj;
-		c->why = sel_ineligible_why(s, p, NULL);
+		c->why = sel_ineligible_why(s, set, p, NULL);
 		c->eligible = !c->why;
 		c->order = p->pid;
 	}

@@ -9,9 +9,10 @@
  */
 #include "lib/select-internal.h"
 
-static void rank_tree(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+static void rank_tree(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		      struct cgoom_decision *d)
 {
-	sel_rank_entities(s, d);
+	sel_rank_entities(s, set, d);
 }
 
 const struct cgoom_policy_ops cgoom_policy_tree_ops = {

@@ -45,8 +45,8 @@ static inline bool sel_in_subtree(const struct cgoom_snapshot *s, int top, size_
 /* Why process p may never be killed, or CGOOM_WHY_NONE; *ret_protected
  * (may be NULL) says whether that reason also stops a cgroup.kill of its
  * cgroup (zombies and processes without mm do not). */
-enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
-			       bool *ret_protected);
+enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+				  const struct cgoom_process *p, bool *ret_protected);
 
 /* Grows *p (of *cap elements of elem bytes) to hold need; -ENOMEM. */
 int sel_reserve(void **p, size_t *cap, size_t need, size_t elem);
@@ -54,8 +54,8 @@ int sel_reserve(void **p, size_t *cap, size_t need, size_t elem);
 int sel_cmp_int(const void *a, const void *b);
 
 /* P of entity e (its largest eligible process by oom_badness), or -1. */
-int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
-		     const struct cgoom_candidate *e);
+int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     const struct cgoom_decision *d, const struct cgoom_candidate *e);
 
 /* The highest cgroup with memory.oom.group = 1 from domain down to the
  * memcg of process proc, or -1. */
@@ -66,7 +66,8 @@ int sel_kill_scope(const struct cgoom_snapshot *s, int domain, int proc);
 struct cgoom_candidate *sel_add_candidate(struct cgoom_decision *d);
 
 /* The entity walk of policies cgroup and tree (policy-cgroup.c). */
-void sel_rank_entities(const struct cgoom_snapshot *s, struct cgoom_decision *d);
+void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		       struct cgoom_decision *d);
 
 extern const struct cgoom_policy_ops cgoom_policy_none_ops;
 extern const struct cgoom_policy_ops cgoom_policy_cgroup_ops;

@@ -37,8 +37,8 @@ void cgoom_decision_free(struct cgoom_decision *d)
 /* Why a process may never be killed, or NULL. `protected_only` leaves
  * out the harmless reasons (zombie, no mm) that do not stop a
  * cgroup.kill of its cgroup. */
-enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_process *p,
-				  bool *ret_protected)
+enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+				  const struct cgoom_process *p, bool *ret_protected)
 {
 	enum cgoom_why why = CGOOM_WHY_NONE;
 	bool prot = true;
@@ -50,7 +50,7 @@ enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct c
 		why = CGOOM_WHY_SELF;
 	else if (p->oom_score_adj <= -1000)
 		why = CGOOM_WHY_ADJ_MIN;
-	else if (s->cgroups[p->cgroup].pref.value == CGOOM_PREF_OMIT)
+	else if (set->cgroups[p->cgroup].pref.value == CGOOM_PREF_OMIT)
 		why = CGOOM_WHY_OMIT;
 	else if (p->zombie) {
 		why = CGOOM_WHY_ZOMBIE;
@@ -65,9 +65,10 @@ enum cgoom_why sel_ineligible_why(const struct cgoom_snapshot *s, const struct c
 	return why;
 }
 
-bool cgoom_process_eligible(const struct cgoom_snapshot *s, size_t i, enum cgoom_why *ret_why)
+bool cgoom_process_eligible(const struct cgoom_snapshot *s, const struct cgoom_settings *set, size_t i,
+			    enum cgoom_why *ret_why)
 {
-	enum cgoom_why why = sel_ineligible_why(s, &s->procs[i], NULL);
+	enum cgoom_why why = sel_ineligible_why(s, set, &s->procs[i], NULL);
 	if (ret_why)
 		*ret_why = why;
 	return why == CGOOM_WHY_NONE;
@@ -216,8 +217,8 @@ int sel_reserve(void **p, size_t *cap, size_t need, size_t elem)
 }
 
 /* P: the entity's largest eligible process by oom_badness (adj counts). */
-int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision *d,
-		     const struct cgoom_candidate *e)
+int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     const struct cgoom_decision *d, const struct cgoom_candidate *e)
 {
 	int best = -1;
 	int64_t best_score = 0;
@@ -227,7 +228,7 @@ int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision
 		bool member = e->kind == CGOOM_KIND_ROOT      ? s->cgroups[p->cgroup].memcg == 0
 			      : e->kind == CGOOM_KIND_PROCESS ? p->pid == e->pid
 							      : true;
-		if (!member || sel_ineligible_why(s, p, NULL))
+		if (!member || sel_ineligible_why(s, set, p, NULL))
 			continue;
 		int64_t sc = cgoom_badness(p, d->domain_size);
 		if (best < 0 || sc > best_score || (sc == best_score && p->pid < s->procs[best].pid)) {
@@ -238,7 +239,8 @@ int sel_pick_process(const struct cgoom_snapshot *s, const struct cgoom_decision
 	return best;
 }
 
-uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_decision *d)
+uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+				   const struct cgoom_decision *d)
 {
 	if (!d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates)
 		return 0;
@@ -251,7 +253,7 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
 		const struct cgoom_process *p = &s->procs[k];
 		if (e->kind == CGOOM_KIND_ROOT && s->cgroups[p->cgroup].memcg != 0)
 			continue;
-		if (sel_ineligible_why(s, p, NULL))
+		if (sel_ineligible_why(s, set, p, NULL))
 			continue;
 		int64_t sc = cgoom_badness(p, d->domain_size);
 		if (p->pid == d->victim_pid)
@@ -282,8 +284,8 @@ int sel_kill_scope(const struct cgoom_snapshot *s, int domain, int proc)
 	return scope;
 }
 
-static void fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
-			  struct cgoom_decision *d)
+static void fill_kill_set(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+			  int proc, struct cgoom_decision *d)
 {
 	d->scope = sel_kill_scope(s, domain, proc);
 	d->n_pids = 0;
@@ -297,7 +299,7 @@ static void fill_kill_set(const struct cgoom_snapshot *s, int domain, int proc,
 	for (size_t it = cgoom_subtree_begin(s, d->scope); cgoom_subtree_next(s, d->scope, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];
 		bool prot;
-		if (!sel_ineligible_why(s, p, &prot))
+		if (!sel_ineligible_why(s, set, p, &prot))
 			d->pids[d->n_pids++] = p->pid;
 		else if (prot)
 			protected_member = true;
@@ -328,10 +330,11 @@ struct cgoom_candidate *sel_add_candidate(struct cgoom_decision *d)
 
 /* ---- the stages ---- */
 
-int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *d)
+int cgoom_rank(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+	       struct cgoom_decision *d)
 {
-	if (!s->preorder || domain < 0 || (size_t)domain >= s->n_cgroups ||
-	    s->cgroups[domain].memcg != domain)
+	if (!s->preorder || set->n_cgroups != s->n_cgroups || domain < 0 ||
+	    (size_t)domain >= s->n_cgroups || s->cgroups[domain].memcg != domain)
 		return -EINVAL;
 	int r = sel_reserve((void **)&d->candidates, &d->cap_candidates, s->n_cgroups + s->n_procs + 1,
 			sizeof(*d->candidates));
@@ -346,7 +349,7 @@ int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision
 	d->outcome = CGOOM_OUTCOME_NO_CANDIDATE;
 	d->n_eligible = 0;
 	d->domain = domain;
-	d->policy = (enum cgoom_policy)s->cgroups[domain].policy.value;
+	d->policy = (enum cgoom_policy)set->cgroups[domain].policy.value;
 	const struct cgoom_policy_ops *ops = cgoom_policy_ops(d->policy);
 	if (!ops || (domain == 0 && !ops->on_root)) {
 		/* resolve refuses these; be safe anyway */
@@ -354,14 +357,15 @@ int cgoom_rank(const struct cgoom_snapshot *s, int domain, struct cgoom_decision
 		ops = cgoom_policy_ops(d->policy);
 	}
 	d->domain_size = cgoom_domain_size(s, domain);
-	ops->rank(s, d);
+	ops->rank(s, set, d);
 	qsort(d->candidates, d->n_candidates, sizeof(*d->candidates), cmp_cand_qsort);
 	while (d->n_eligible < d->n_candidates && d->candidates[d->n_eligible].eligible)
 		d->n_eligible++; /* they lead the ranking */
 	return 0;
 }
 
-int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d)
+int cgoom_decide(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		 struct cgoom_decision *d)
 {
 	int domain = d->domain;
 	/* like the kernel: while an earlier victim in this domain is dying,
@@ -379,7 +383,7 @@ int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 		d->outcome = CGOOM_OUTCOME_NO_CANDIDATE;
 		return 0;
 	}
-	int proc = sel_pick_process(s, d, &d->candidates[0]);
+	int proc = sel_pick_process(s, set, d, &d->candidates[0]);
 	if (proc < 0) {
 		d->outcome = CGOOM_OUTCOME_NO_PROCESS;
 		return 0;
@@ -389,19 +393,20 @@ int cgoom_decide(const struct cgoom_snapshot *s, struct cgoom_decision *d)
 	d->victim = 0;
 	d->victim_pid = s->procs[proc].pid;
 	d->victim_cgroup = d->candidates[0].cgroup;
-	fill_kill_set(s, domain, proc, d);
+	fill_kill_set(s, set, domain, proc, d);
 	return 0;
 }
 
-int cgoom_select(const struct cgoom_snapshot *s, int domain, struct cgoom_decision *ret)
+int cgoom_select(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+		 struct cgoom_decision *ret)
 {
 	struct cgoom_plan plan;
 	cgoom_plan_init(&plan);
-	int r = cgoom_rank(s, domain, ret);
+	int r = cgoom_rank(s, set, domain, ret);
 	if (r == 0)
-		r = cgoom_plan(s, ret, &plan);
+		r = cgoom_plan(s, set, ret, &plan);
 	if (r == 0)
-		r = plan.kind == CGOOM_PLAN_DONE ? cgoom_decide(s, ret) : -EAGAIN;
+		r = plan.kind == CGOOM_PLAN_DONE ? cgoom_decide(s, set, ret) : -EAGAIN;
 	cgoom_plan_free(&plan);
 	return r;
 }

@@ -8,41 +8,84 @@
  * the preferences and biases inside it.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgoom/select.h"
+#include "cgoom/settings.h"
 
 struct resolver {
-	struct cgoom_snapshot *s;
+	const struct cgoom_snapshot *s;
 	const struct cgoom_config *cfg;
+	struct cgoom_settings *set;
 	struct cgoom_conf_match *match; /* per cgroup */
-	int *section_of;                /* per config section: 1-based index into s->sections */
+	int *section_of;                /* per config section: 1-based index into set->sections */
 };
+
+void cgoom_settings_init(struct cgoom_settings *set)
+{
+	memset(set, 0, sizeof(*set));
+}
+
+void cgoom_settings_free(struct cgoom_settings *set)
+{
+	if (!set)
+		return;
+	free(set->cgroups);
+	for (size_t i = 0; i < set->n_sections; i++)
+		free(set->sections[i]);
+	free(set->sections);
+	for (size_t i = 0; i < set->n_notes; i++)
+		free(set->notes[i]);
+	free(set->notes);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Appends a note (printf-style); -ENOMEM. */
+__attribute__((format(printf, 2, 3))) static int note(struct cgoom_settings *set, const char *fmt, ...)
+{
+	char *msg;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	char **nn = realloc(set->notes, (set->n_notes + 1) * sizeof(*nn));
+	if (!nn) {
+		free(msg);
+		return -ENOMEM;
+	}
+	set->notes = nn;
+	set->notes[set->n_notes++] = msg;
+	return 0;
+}
 
 static struct cgoom_setting explicit_here(int value, enum cgoom_source src, int i)
 {
 	return (struct cgoom_setting){ .value = value, .source = src, .origin = i };
 }
 
-/* The snapshot's own copy of a section path, so explanations outlive a
+/* The settings' own copy of a section path, so explanations outlive a
  * config reload. Returns its 1-based index, or -ENOMEM. */
 static int intern_section(struct resolver *rv, const struct cgoom_cgroup_conf *g)
 {
-	struct cgoom_snapshot *s = rv->s;
+	struct cgoom_settings *set = rv->set;
 	size_t k = (size_t)(g - rv->cfg->cgroups);
 
 	if (rv->section_of[k])
 		return rv->section_of[k];
-	char **n = realloc(s->sections, (s->n_sections + 1) * sizeof(*n));
+	char **n = realloc(set->sections, (set->n_sections + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
-	s->sections = n;
-	n[s->n_sections] = strdup(g->path);
-	if (!n[s->n_sections])
+	set->sections = n;
+	n[set->n_sections] = strdup(g->path);
+	if (!n[set->n_sections])
 		return -ENOMEM;
-	rv->section_of[k] = (int)++s->n_sections;
+	rv->section_of[k] = (int)++set->n_sections;
 	return rv->section_of[k];
 }
 
@@ -80,23 +123,26 @@ static bool trusted_inside(const struct cgoom_snapshot *s, const struct cgoom_se
  * be: a higher tier, or in the same tier a higher bias. Returns such a
  * memcg and which setting (*ret_bias), or -1. Needs preference and bias
  * resolved for the whole subtree. */
-static int hidden_by_tree(const struct cgoom_snapshot *s, int x, bool *ret_bias)
+static int hidden_by_tree(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int x,
+			  bool *ret_bias)
 {
 	const struct cgoom_cgroup *cx = &s->cgroups[x];
+	const struct cgoom_cgroup_settings *sx = &set->cgroups[x];
 
 	for (size_t k = (size_t)s->prepos[x] + 1; k < s->n_cgroups; k++) {
 		int y = s->preorder[k];
 		const struct cgoom_cgroup *cy = &s->cgroups[y];
+		const struct cgoom_cgroup_settings *sy = &set->cgroups[y];
 		if (cy->depth <= cx->depth)
 			break; /* left x's subtree */
 		if (cy->memcg != y)
 			continue; /* not a memcg: never an entity */
-		if (cy->pref.value > cx->pref.value && trusted_inside(s, &cy->pref, x)) {
+		if (sy->pref.value > sx->pref.value && trusted_inside(s, &sy->pref, x)) {
 			*ret_bias = false;
 			return y;
 		}
-		if (cy->pref.value == cx->pref.value && cy->bias.value > cx->bias.value &&
-		    trusted_inside(s, &cy->bias, x)) {
+		if (sy->pref.value == sx->pref.value && sy->bias.value > sx->bias.value &&
+		    trusted_inside(s, &sy->bias, x)) {
 			*ret_bias = true;
 			return y;
 		}
@@ -106,17 +152,20 @@ static int hidden_by_tree(const struct cgoom_snapshot *s, int x, bool *ret_bias)
 
 static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting *inherited)
 {
-	struct cgoom_snapshot *s = rv->s;
-	struct cgoom_cgroup *c = &s->cgroups[i];
-	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_snapshot *s = rv->s;
+	const struct cgoom_cgroup *cg = &s->cgroups[i];
+	struct cgoom_cgroup_settings *c = &rv->set->cgroups[i];
+	const struct cgoom_raw_settings *raw = &cg->raw;
 	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_POLICY];
 	int r = 0;
 
 	c->policy = *inherited;
 	if (raw->has_trusted_policy) {
-		if (i == 0 && raw->trusted_policy == CGOOM_POLICY_TREE)
-			r = cgoom_snapshot_note(s, "/: trusted.cgoom.oom_policy=tree ignored: "
-						   "tree is not allowed on the root cgroup");
+		const struct cgoom_policy_ops *ops = cgoom_policy_ops(raw->trusted_policy);
+		if (i == 0 && ops && !ops->on_root)
+			r = note(rv->set, "/: trusted.cgoom.oom_policy=%s ignored: "
+					  "%s is not allowed on the root cgroup",
+				 ops->name, ops->name);
 		else {
 			c->policy = explicit_here(raw->trusted_policy, CGOOM_SRC_TRUSTED_XATTR, i);
 			return 0;
@@ -124,7 +173,8 @@ static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting
 	}
 	if (r < 0)
 		return r;
-	if (g) /* the config parser refuses tree on "/", and no pattern matches "/" */
+	if (g) /* the config parser refuses on "/" what may not be the root's policy
+		* (ops->on_root), and no pattern matches "/" */
 		return from_config(rv, i, CGOOM_CONF_POLICY, g->policy, &c->policy);
 	if (!raw->has_user_policy || !c->delegated)
 		return 0;
@@ -133,19 +183,20 @@ static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting
 	 * inherited tree already groups everything below: nothing to add) */
 	if (raw->user_policy == CGOOM_POLICY_TREE && inherited->value != CGOOM_POLICY_TREE) {
 		bool is_bias = false;
-		int y = hidden_by_tree(s, i, &is_bias);
+		int y = hidden_by_tree(s, rv->set, i, &is_bias);
 		if (y >= 0) {
-			const struct cgoom_setting *st = is_bias ? &s->cgroups[y].bias : &s->cgroups[y].pref;
+			const struct cgoom_cgroup_settings *sy = &rv->set->cgroups[y];
+			const struct cgoom_setting *st = is_bias ? &sy->bias : &sy->pref;
 			if (is_bias)
-				return cgoom_snapshot_note(
-					s, "%s: user.cgoom.oom_policy=tree ignored: it would hide bias=%d of %s "
-					   "(set on %s by %s), above the tree's %d",
-					c->path, st->value, s->cgroups[y].path, s->cgroups[st->origin].path,
+				return note(
+					rv->set, "%s: user.cgoom.oom_policy=tree ignored: it would hide bias=%d of %s "
+						 "(set on %s by %s), above the tree's %d",
+					cg->path, st->value, s->cgroups[y].path, s->cgroups[st->origin].path,
 					cgoom_source_name(st->source), c->bias.value);
-			return cgoom_snapshot_note(
-				s, "%s: user.cgoom.oom_policy=tree ignored: it would hide preference=%s of %s "
-				   "(set on %s by %s), above the tree's %s",
-				c->path, cgoom_pref_name((enum cgoom_pref)st->value), s->cgroups[y].path,
+			return note(
+				rv->set, "%s: user.cgoom.oom_policy=tree ignored: it would hide preference=%s of %s "
+					 "(set on %s by %s), above the tree's %s",
+				cg->path, cgoom_pref_name((enum cgoom_pref)st->value), s->cgroups[y].path,
 				s->cgroups[st->origin].path, cgoom_source_name(st->source),
 				cgoom_pref_name((enum cgoom_pref)c->pref.value));
 		}
@@ -156,9 +207,9 @@ static int resolve_policy(struct resolver *rv, int i, const struct cgoom_setting
 
 static int resolve_pref(struct resolver *rv, int i, const struct cgoom_setting *inherited)
 {
-	struct cgoom_snapshot *s = rv->s;
-	struct cgoom_cgroup *c = &s->cgroups[i];
-	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_cgroup *cg = &rv->s->cgroups[i];
+	struct cgoom_cgroup_settings *c = &rv->set->cgroups[i];
+	const struct cgoom_raw_settings *raw = &cg->raw;
 	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_PREF];
 
 	c->pref = *inherited;
@@ -177,8 +228,8 @@ static int resolve_pref(struct resolver *rv, int i, const struct cgoom_setting *
 						CGOOM_SRC_SYSTEMD, i);
 			return 0;
 		}
-		int r = cgoom_snapshot_note(s, "%s: user.oomd_%s ignored: directory not owned by root",
-					    c->path, raw->oomd_omit ? "omit" : "avoid");
+		int r = note(rv->set, "%s: user.oomd_%s ignored: directory not owned by root", cg->path,
+			     raw->oomd_omit ? "omit" : "avoid");
 		if (r < 0)
 			return r;
 	}
@@ -187,9 +238,9 @@ static int resolve_pref(struct resolver *rv, int i, const struct cgoom_setting *
 		if (raw->user_pref > (enum cgoom_pref)inherited->value)
 			c->pref = explicit_here(raw->user_pref, CGOOM_SRC_USER_XATTR, i);
 		else
-			return cgoom_snapshot_note(s, "%s: user.cgoom.preference=%s ignored: a delegated "
-						      "cgroup may not protect itself (inherited %s)",
-						   c->path, cgoom_pref_name(raw->user_pref),
+			return note(rv->set, "%s: user.cgoom.preference=%s ignored: a delegated "
+					     "cgroup may not protect itself (inherited %s)",
+				    cg->path, cgoom_pref_name(raw->user_pref),
 						   cgoom_pref_name((enum cgoom_pref)inherited->value));
 	}
 	return 0;
@@ -197,9 +248,9 @@ static int resolve_pref(struct resolver *rv, int i, const struct cgoom_setting *
 
 static int resolve_bias(struct resolver *rv, int i, const struct cgoom_setting *inherited)
 {
-	struct cgoom_snapshot *s = rv->s;
-	struct cgoom_cgroup *c = &s->cgroups[i];
-	const struct cgoom_raw_settings *raw = &c->raw;
+	const struct cgoom_cgroup *cg = &rv->s->cgroups[i];
+	struct cgoom_cgroup_settings *c = &rv->set->cgroups[i];
+	const struct cgoom_raw_settings *raw = &cg->raw;
 	const struct cgoom_cgroup_conf *g = rv->match[i].by_key[CGOOM_CONF_BIAS];
 
 	c->bias = *inherited;
@@ -214,9 +265,9 @@ static int resolve_bias(struct resolver *rv, int i, const struct cgoom_setting *
 		if (raw->user_bias > inherited->value)
 			c->bias = explicit_here(raw->user_bias, CGOOM_SRC_USER_XATTR, i);
 		else
-			return cgoom_snapshot_note(s, "%s: user.cgoom.bias=%d ignored: a delegated cgroup "
-						      "may not lower its own score (inherited %d)",
-						   c->path, raw->user_bias, inherited->value);
+			return note(rv->set, "%s: user.cgoom.bias=%d ignored: a delegated cgroup "
+					     "may not lower its own score (inherited %d)",
+				    cg->path, raw->user_bias, inherited->value);
 	}
 	return 0;
 }
@@ -229,26 +280,27 @@ static bool has_user_xattrs(const struct cgoom_raw_settings *raw)
 /* Pass 1: delegation, preference, bias. */
 static int resolve_prefs(struct resolver *rv)
 {
-	struct cgoom_snapshot *s = rv->s;
+	const struct cgoom_snapshot *s = rv->s;
 	const struct cgoom_setting def_pref = { CGOOM_PREF_NONE, CGOOM_SRC_DEFAULT, -1, 0, 0 };
 	const struct cgoom_setting def_bias = { 0, CGOOM_SRC_DEFAULT, -1, 0, 0 };
 
 	for (size_t k = 0; k < s->n_cgroups; k++) {
 		int i = s->preorder[k];
-		struct cgoom_cgroup *c = &s->cgroups[i];
-		const struct cgoom_cgroup *p = c->parent >= 0 ? &s->cgroups[c->parent] : NULL;
+		const struct cgoom_cgroup *cg = &s->cgroups[i];
+		struct cgoom_cgroup_settings *c = &rv->set->cgroups[i];
+		const struct cgoom_cgroup_settings *p = cg->parent >= 0 ? &rv->set->cgroups[cg->parent] : NULL;
 
-		cgoom_config_match(rv->cfg, c->path, &rv->match[i]);
+		cgoom_config_match(rv->cfg, cg->path, &rv->match[i]);
 		/* strictly inside a subtree marked delegate = yes: the nearest
 		 * strict ancestor with an explicit delegate setting decides */
 		c->delegated = false;
 		if (p) {
-			const struct cgoom_cgroup_conf *pd = rv->match[c->parent].by_key[CGOOM_CONF_DELEGATE];
+			const struct cgoom_cgroup_conf *pd = rv->match[cg->parent].by_key[CGOOM_CONF_DELEGATE];
 			c->delegated = pd ? pd->delegate : p->delegated;
 		}
-		if (has_user_xattrs(&c->raw) && !c->delegated) {
-			int r = cgoom_snapshot_note(s, "%s: user.cgoom.* ignored: not inside a delegated subtree",
-						    c->path);
+		if (has_user_xattrs(&cg->raw) && !c->delegated) {
+			int r = note(rv->set, "%s: user.cgoom.* ignored: not inside a delegated subtree",
+				     cg->path);
 			if (r < 0)
 				return r;
 		}
@@ -261,35 +313,36 @@ static int resolve_prefs(struct resolver *rv)
 	return 0;
 }
 
-int cgoom_settings_resolve(struct cgoom_snapshot *s, const struct cgoom_config *cfg)
+int cgoom_settings_resolve(const struct cgoom_snapshot *s, const struct cgoom_config *cfg,
+			   struct cgoom_settings *ret)
 {
 	const struct cgoom_setting def_policy = { CGOOM_POLICY_NONE, CGOOM_SRC_DEFAULT, -1, 0, 0 };
-	struct resolver rv = { .s = s, .cfg = cfg };
+	struct resolver rv = { .s = s, .cfg = cfg, .set = ret };
 	int r = 0;
 
+	/* resolving again (a new config) starts afresh */
+	cgoom_settings_free(ret);
 	if (!s->preorder || !s->prepos)
 		return -EINVAL;
-	/* resolving again (a new config) starts the section copies afresh */
-	for (size_t i = 0; i < s->n_sections; i++)
-		free(s->sections[i]);
-	free(s->sections);
-	s->sections = NULL;
-	s->n_sections = 0;
-
+	ret->notes_at = s->n_notes;
+	ret->cgroups = calloc(s->n_cgroups ? s->n_cgroups : 1, sizeof(*ret->cgroups));
 	rv.match = calloc(s->n_cgroups ? s->n_cgroups : 1, sizeof(*rv.match));
 	rv.section_of = calloc(cfg && cfg->n_cgroups ? cfg->n_cgroups : 1, sizeof(*rv.section_of));
-	if (!rv.match || !rv.section_of) {
+	if (!ret->cgroups || !rv.match || !rv.section_of) {
 		r = -ENOMEM;
 		goto out;
 	}
+	ret->n_cgroups = s->n_cgroups;
 	r = resolve_prefs(&rv);
 	for (size_t k = 0; r >= 0 && k < s->n_cgroups; k++) {
 		int i = s->preorder[k];
 		const struct cgoom_cgroup *c = &s->cgroups[i];
-		r = resolve_policy(&rv, i, c->parent >= 0 ? &s->cgroups[c->parent].policy : &def_policy);
+		r = resolve_policy(&rv, i, c->parent >= 0 ? &ret->cgroups[c->parent].policy : &def_policy);
 	}
 out:
 	free(rv.match);
 	free(rv.section_of);
+	if (r < 0)
+		cgoom_settings_free(ret);
 	return r < 0 ? r : 0;
 }

@@ -37,9 +37,6 @@ static void cgroup_defaults(struct cgoom_cgroup *c)
 	c->memcg = -1;
 	c->max = UINT64_MAX;
 	c->swap_max = UINT64_MAX;
-	c->policy = (struct cgoom_setting){ CGOOM_POLICY_NONE, CGOOM_SRC_DEFAULT, -1 };
-	c->pref = (struct cgoom_setting){ CGOOM_PREF_NONE, CGOOM_SRC_DEFAULT, -1 };
-	c->bias = (struct cgoom_setting){ 0, CGOOM_SRC_DEFAULT, -1 };
 }
 
 int cgoom_snapshot_init(struct cgoom_snapshot *s)
@@ -85,9 +82,6 @@ void cgoom_snapshot_free(struct cgoom_snapshot *s)
 	for (size_t i = 0; i < s->n_notes; i++)
 		free(s->notes[i]);
 	free(s->notes);
-	for (size_t i = 0; i < s->n_sections; i++)
-		free(s->sections[i]);
-	free(s->sections);
 	free_derived(s);
 	memset(s, 0, sizeof(*s));
 }

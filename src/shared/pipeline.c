@@ -10,8 +10,8 @@
 #include "cgoom/select.h"
 #include "reader-internal.h"
 
-int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int domain,
-		      struct cgoom_decision *d)
+int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s,
+		      const struct cgoom_settings *set, int domain, struct cgoom_decision *d)
 {
 	struct cgoom_plan local;
 	struct cgoom_plan *plan = rd ? &rd->plan : &local;
@@ -20,9 +20,9 @@ int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int dom
 	if (!rd)
 		cgoom_plan_init(&local);
 	for (;;) {
-		r = cgoom_rank(s, domain, d);
+		r = cgoom_rank(s, set, domain, d);
 		if (r == 0)
-			r = cgoom_plan(s, d, plan);
+			r = cgoom_plan(s, set, d, plan);
 		if (r < 0 || plan->kind == CGOOM_PLAN_DONE)
 			break;
 		if (!rd) {
@@ -36,7 +36,7 @@ int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int dom
 			break;
 	}
 	if (r == 0)
-		r = cgoom_decide(s, d);
+		r = cgoom_decide(s, set, d);
 	if (!rd)
 		cgoom_plan_free(&local);
 	return r;

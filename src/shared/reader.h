@@ -65,6 +65,7 @@ int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
  */
 struct cgoom_reader;
 struct cgoom_decision;
+struct cgoom_settings;
 int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
 			     struct cgoom_reader **ret_rd);
 /* Reads the bodies of deferred cgroups idx[0..n) (others are skipped),
@@ -85,10 +86,11 @@ struct cgoom_plan;
 int cgoom_reader_fill(struct cgoom_reader *rd, struct cgoom_snapshot *s,
 		      const struct cgoom_plan *plan);
 /* The driver (pipeline.c), one loop for the CLI and the daemon:
- *   rank -> plan -> (fill -> rank -> plan)... -> decide.
+ *   rank -> plan -> (fill -> rank -> plan)... -> decide,
+ * with set resolved from s before (a fill adds no cgroups).
  * rd NULL: s is a full snapshot (no plan ever asks for anything). */
-int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s, int domain,
-		      struct cgoom_decision *d);
+int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s,
+		      const struct cgoom_settings *set, int domain, struct cgoom_decision *d);
 void cgoom_reader_free(struct cgoom_reader *rd); /* NULL-safe */
 
 /*

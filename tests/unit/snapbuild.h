@@ -81,18 +81,22 @@ static inline void sb_init(struct cgoom_snapshot *s, uint64_t sys_anon_mib)
 	s->sockstat_ok = true;
 }
 
+/* The settings of the snapshot last given to sb_done() (a test works on
+ * one snapshot at a time); reachable to the end, freed by the next. */
+static struct cgoom_settings sb_set;
+
 static inline void sb_done(struct cgoom_snapshot *s, const struct cgoom_config *cfg)
 {
-	if (cgoom_snapshot_finalize(s) < 0 || cgoom_settings_resolve(s, cfg) < 0)
+	if (cgoom_snapshot_finalize(s) < 0 || cgoom_settings_resolve(s, cfg, &sb_set) < 0)
 		abort();
 }
 
-/* Selects in `domain` and returns the decision (caller frees). */
+/* Selects in `domain` (with sb_set) and returns the decision (caller frees). */
 static inline struct cgoom_decision sb_select(struct cgoom_snapshot *s, const char *domain)
 {
 	struct cgoom_decision d;
 	cgoom_decision_init(&d);
-	if (cgoom_select(s, sb_idx(s, domain), &d) < 0)
+	if (cgoom_select(s, &sb_set, sb_idx(s, domain), &d) < 0)
 		abort();
 	return d;
 }

@@ -82,11 +82,11 @@ static bool needs_are(const struct cgoom_snapshot *s, const char *const *paths)
  * g_plan says what to read). */
 static int select_in(struct cgoom_snapshot *s, const char *domain, struct cgoom_decision *d)
 {
-	int r = cgoom_rank(s, sb_idx(s, domain), d);
+	int r = cgoom_rank(s, &sb_set, sb_idx(s, domain), d);
 	if (r == 0)
-		r = cgoom_plan(s, d, &g_plan);
+		r = cgoom_plan(s, &sb_set, d, &g_plan);
 	if (r == 0 && g_plan.kind == CGOOM_PLAN_DONE)
-		r = cgoom_decide(s, d);
+		r = cgoom_decide(s, &sb_set, d);
 	return r;
 }
 
@@ -433,7 +433,7 @@ static void test_deferred_omit_ignored(void)
 	struct cgoom_config c = cfg_of(CFG_CGROUP "[cgroup \"/om\"]\npreference = omit\n"
 					      "[cgroup \"/og\"]\npreference = omit\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[ogx].pref.value, CGOOM_PREF_OMIT);
+	CHECK_EQ_INT(sb_set.cgroups[ogx].pref.value, CGOOM_PREF_OMIT);
 	struct cgoom_decision d;
 	cgoom_decision_init(&d);
 	CHECK_EQ_INT(select_in(&s, "/", &d), 0);

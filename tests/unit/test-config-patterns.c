@@ -132,15 +132,15 @@ static void test_patterns_resolve_and_explain(void)
 				       "[cgroup \"/system.slice/ssh.service\"]\nbias = 10\n");
 	sb_done(&s, &c);
 	int u0 = sb_idx(&s, "/user.slice/user-1000.slice");
-	CHECK_EQ_INT(s.cgroups[u0].policy.value, CGOOM_POLICY_TREE);
-	CHECK(s.cgroups[u0].policy.section >= 1 && (size_t)s.cgroups[u0].policy.section <= s.n_sections);
-	CHECK_STREQ(s.sections[s.cgroups[u0].policy.section - 1], "/user.slice/user-*.slice");
-	CHECK_EQ_U64(s.n_sections, 4); /* one copy per section used */
-	CHECK_EQ_INT(s.cgroups[u0].policy.line, 4);
-	CHECK(s.cgroups[sb_idx(&s, "/user.slice/user-1001.slice/session-3.scope")].delegated);
-	CHECK(!s.cgroups[u0].delegated);
-	CHECK_EQ_INT(s.cgroups[ssh].pref.value, CGOOM_PREF_AVOID); /* per key: from the pattern */
-	CHECK_EQ_INT(s.cgroups[ssh].bias.value, 10);                /* and from the exact section */
+	CHECK_EQ_INT(sb_set.cgroups[u0].policy.value, CGOOM_POLICY_TREE);
+	CHECK(sb_set.cgroups[u0].policy.section >= 1 && (size_t)sb_set.cgroups[u0].policy.section <= sb_set.n_sections);
+	CHECK_STREQ(sb_set.sections[sb_set.cgroups[u0].policy.section - 1], "/user.slice/user-*.slice");
+	CHECK_EQ_U64(sb_set.n_sections, 4); /* one copy per section used */
+	CHECK_EQ_INT(sb_set.cgroups[u0].policy.line, 4);
+	CHECK(sb_set.cgroups[sb_idx(&s, "/user.slice/user-1001.slice/session-3.scope")].delegated);
+	CHECK(!sb_set.cgroups[u0].delegated);
+	CHECK_EQ_INT(sb_set.cgroups[ssh].pref.value, CGOOM_PREF_AVOID); /* per key: from the pattern */
+	CHECK_EQ_INT(sb_set.cgroups[ssh].bias.value, 10);                /* and from the exact section */
 
 	/* each user is one entity: user-1000 (200 MiB) beats user-1001 (150) */
 	struct cgoom_decision d = sb_select(&s, "/");
@@ -149,29 +149,29 @@ static void test_patterns_resolve_and_explain(void)
 	cgoom_decision_free(&d);
 
 	struct cgoom_strbuf b = { 0 };
-	cgoom_setting_source(&b, &s, u0, &s.cgroups[u0].policy);
+	cgoom_setting_source(&b, &s, &sb_set, u0, &sb_set.cgroups[u0].policy);
 	CHECK_STREQ(b.buf, "config [cgroup \"/user.slice/user-*.slice\"] line 4");
 	cgoom_strbuf_free(&b);
 	int sc = sb_idx(&s, "/user.slice/user-1000.slice/session-1.scope");
-	cgoom_setting_source(&b, &s, sc, &s.cgroups[sc].policy);
+	cgoom_setting_source(&b, &s, &sb_set, sc, &sb_set.cgroups[sc].policy);
 	CHECK_STREQ(b.buf, "inherited from /user.slice/user-1000.slice (config [cgroup "
 			   "\"/user.slice/user-*.slice\"] line 4)");
 	cgoom_strbuf_free(&b);
-	cgoom_setting_source(&b, &s, 0, &s.cgroups[0].policy);
+	cgoom_setting_source(&b, &s, &sb_set, 0, &sb_set.cgroups[0].policy);
 	CHECK_STREQ(b.buf, "config [cgroup \"/\"] line 2");
 	cgoom_strbuf_free(&b);
 
-	/* the section names are the snapshot's own: freeing the config first is fine */
+	/* the section names are the settings' own: freeing the config first is fine */
 	cgoom_config_free(&c);
-	cgoom_setting_source(&b, &s, ssh, &s.cgroups[ssh].pref);
+	cgoom_setting_source(&b, &s, &sb_set, ssh, &sb_set.cgroups[ssh].pref);
 	CHECK_STREQ(b.buf, "config [cgroup \"/system.slice/*.service\"] line 7");
 	cgoom_strbuf_free(&b);
 	/* resolving again starts the copies afresh */
 	c = cfg_of("[cgroup \"/system.slice/*\"]\nbias = 5\n");
-	CHECK_EQ_INT(cgoom_settings_resolve(&s, &c), 0);
-	CHECK_EQ_U64(s.n_sections, 1);
-	CHECK_EQ_INT(s.cgroups[ssh].bias.value, 5);
-	CHECK_EQ_INT(s.cgroups[ssh].pref.section, 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&s, &c, &sb_set), 0);
+	CHECK_EQ_U64(sb_set.n_sections, 1);
+	CHECK_EQ_INT(sb_set.cgroups[ssh].bias.value, 5);
+	CHECK_EQ_INT(sb_set.cgroups[ssh].pref.section, 0);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }

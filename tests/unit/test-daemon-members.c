@@ -108,6 +108,7 @@ static void test_members_real_children(void)
 	struct standby sb = { 0 };
 	sb.snap = s;
 	sb.dec = d;
+	sb.settings = sb_set; /* a copy: freed below with sb_set, not by the standby */
 	standby_members_open(dm, &sb);
 	CHECK(sb.members != NULL && sb.n_members == 2 && sb.n_procs_fds == 1);
 
@@ -139,6 +140,7 @@ static void test_members_real_children(void)
 	cgoom_decision_free(&d);
 	cgoom_snapshot_free(&s);
 	cgoom_config_free(&cfg);
+	cgoom_settings_free(&sb_set);
 	reap_all();
 	unlink(path);
 	snprintf(path, sizeof path, "%s/d/e", g_root);

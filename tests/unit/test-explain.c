@@ -18,7 +18,6 @@ static void test_json_schema(void)
 {
 	struct cgoom_snapshot s;
 	seed(&s);
-	s.cgroups[1].policy.value = CGOOM_POLICY_CGROUP;
 	struct cgoom_config c;
 	struct cgoom_config_error e;
 	const char *txt = "[cgroup \"/\"]\noom_policy = cgroup\n";
@@ -26,7 +25,7 @@ static void test_json_schema(void)
 	sb_done(&s, &c);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_json(&b, &s, &d);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
 	CHECK(!b.failed);
 	printf("# %s\n", b.buf);
 	CHECK(strncmp(b.buf, "{\"domain\": \"/\", \"policy\": \"cgroup\"", 34) == 0);
@@ -49,7 +48,7 @@ static void test_json_null_victim(void)
 	sb_done(&s, NULL);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_json(&b, &s, &d);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
 	CHECK(strstr(b.buf, "\"candidates\": [], \"victim\": null") != NULL);
 	cgoom_strbuf_free(&b);
 	cgoom_decision_free(&d);
@@ -75,7 +74,7 @@ static void test_text_marks_victim(void)
 	sb_done(&s, NULL);
 	struct cgoom_decision d = sb_select(&s, "/");
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_text(&b, &s, &d);
+	cgoom_explain_text(&b, &s, &sb_set, &d);
 	printf("%s", b.buf);
 	CHECK(strstr(b.buf, "domain /: policy none (default)") != NULL);
 	CHECK(strstr(b.buf, ">    1 process /cg1") != NULL);
@@ -134,12 +133,39 @@ static void test_setting_source_text(void)
 	s.cgroups[1].raw.trusted_policy = CGOOM_POLICY_TREE;
 	sb_done(&s, NULL);
 	struct cgoom_strbuf b = { 0 };
-	cgoom_setting_source(&b, &s, 2, &s.cgroups[2].policy);
+	cgoom_setting_source(&b, &s, &sb_set, 2, &sb_set.cgroups[2].policy);
 	CHECK_STREQ(b.buf, "inherited from /a (trusted.cgoom xattr)");
 	cgoom_strbuf_free(&b);
-	cgoom_setting_source(&b, &s, 0, &s.cgroups[0].policy);
+	cgoom_setting_source(&b, &s, &sb_set, 0, &sb_set.cgroups[0].policy);
 	CHECK_STREQ(b.buf, "default");
 	cgoom_strbuf_free(&b);
+	cgoom_snapshot_free(&s);
+}
+
+/* The resolver's notes (kept in the settings, not the snapshot) come
+ * out where they were made: after the reader's, before a later fill's. */
+static void test_notes_in_order(void)
+{
+	struct cgoom_snapshot s;
+	seed(&s);
+	s.cgroups[0].raw.has_trusted_policy = true;
+	s.cgroups[0].raw.trusted_policy = CGOOM_POLICY_TREE; /* refused on the root: a note */
+	CHECK_EQ_INT(cgoom_snapshot_note(&s, "read first"), 0);
+	sb_done(&s, NULL);
+	CHECK_EQ_INT(s.n_notes, 1); /* the snapshot is not written */
+	CHECK_EQ_INT(sb_set.n_notes, 1);
+	CHECK_EQ_INT(cgoom_snapshot_note(&s, "filled later"), 0);
+	struct cgoom_decision d = sb_select(&s, "/");
+	struct cgoom_strbuf b = { 0 };
+	cgoom_explain_text(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "note: read first\nnote: /: trusted.cgoom.oom_policy=tree ignored: tree is "
+			    "not allowed on the root cgroup\nnote: filled later\n") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_explain_json(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "\"notes\": [\"read first\", \"/: trusted.cgoom.oom_policy=tree ignored: "
+			    "tree is not allowed on the root cgroup\", \"filled later\"]}") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_decision_free(&d);
 	cgoom_snapshot_free(&s);
 }
 
@@ -153,6 +179,7 @@ int main(void)
 		TAP(test_human_size),
 		TAP(test_subtree_iteration),
 		TAP(test_setting_source_text),
+		TAP(test_notes_in_order),
 		{ 0 },
 	});
 }

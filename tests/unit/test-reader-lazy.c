@@ -9,11 +9,13 @@
 #include "reader-fixture.h"
 
 static struct cgoom_reader *g_rd;
+static struct cgoom_settings g_set; /* resolved from g_snap */
 
 static void lazy_cleanup(void)
 {
 	cgoom_reader_free(g_rd);
 	g_rd = NULL;
+	cgoom_settings_free(&g_set);
 	fx_cleanup();
 }
 
@@ -227,14 +229,14 @@ static void test_same_answer_as_full(void)
 	cgoom_decision_init(&full);
 	cgoom_decision_init(&lazy);
 	CHECK_EQ_INT(fx_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg), 0);
-	CHECK_EQ_INT(cgoom_select(&g_snap, 0, &full), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg, &g_set), 0);
+	CHECK_EQ_INT(cgoom_select(&g_snap, &g_set, 0, &full), 0);
 	CHECK(full.has_victim);
 	int full_victim = full.victim_pid;
 
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg), 0);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &lazy), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg, &g_set), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &lazy), 0);
 	CHECK(lazy.has_victim);
 	CHECK_EQ_INT(lazy.victim_pid, full_victim);
 	CHECK_EQ_INT(lazy.victim_pid, 1007); /* k = 7: 1 + 119 % 40 = 40 MiB, the largest */
@@ -261,11 +263,11 @@ static void test_broken_bound_reads_everything(void)
 	leaf("/b", 501, 1024, "900\n");
 	leaf("/c", 502, 1024, "800\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
 	/* policy none needs every process anyway; make the root cgroup */
-	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
 	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
 	for (size_t i = 1; i < g_snap.n_cgroups; i++)
 		CHECK(!g_snap.cgroups[i].deferred);
 	CHECK(proc(500) && proc(501) && proc(502));
@@ -288,12 +290,12 @@ static void test_inflight_located(void)
 	leaf("/c", 502, 1024, "1500000\n");
 	put("proc/502/cgroup", "0::/c\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
-	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
 	g_snap.inflight = dying;
 	g_snap.n_inflight = 1;
 	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
 	CHECK(d.inflight && !d.has_victim);
 	CHECK_EQ_INT(d.inflight_pid, 502);
 	CHECK(g_snap.inflight_located);
@@ -309,12 +311,12 @@ static void test_inflight_located(void)
 	leaf("/a", 500, 4096, "5000000\n");
 	leaf("/b", 501, 1024, "2000000\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
-	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
 	g_snap.inflight = gone;
 	g_snap.n_inflight = 1;
 	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
 	CHECK(!d.inflight && d.has_victim);
 	CHECK_EQ_INT(d.victim_pid, 500);
 	CHECK(cg("/b")->deferred);
@@ -329,12 +331,12 @@ static void test_inflight_located(void)
 	leaf("/b", 501, 1024, "2000000\n");
 	put("proc/501/cgroup", "0::/elsewhere/b\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL), 0);
-	g_snap.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
 	g_snap.inflight = (const int[]){ 501 };
 	g_snap.n_inflight = 1;
 	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, 0, &d), 0);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
 	CHECK(d.inflight);
 	CHECK(!cg("/a")->deferred && !cg("/b")->deferred);
 	cgoom_decision_free(&d);

@@ -153,7 +153,7 @@ static void test_victim_process_lead(void)
 	CHECK(d.has_victim);
 	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/t");
 	CHECK_EQ_INT(d.victim_pid, 11);
-	CHECK(cgoom_victim_process_lead(&s, &d) == 10 * MiB);
+	CHECK(cgoom_victim_process_lead(&s, &sb_set, &d) == 10 * MiB);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
@@ -168,7 +168,7 @@ static void test_victim_process_lead(void)
 	sb_done(&s, &c);
 	d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 20);
-	CHECK(cgoom_victim_process_lead(&s, &d) == UINT64_MAX);
+	CHECK(cgoom_victim_process_lead(&s, &sb_set, &d) == UINT64_MAX);
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
@@ -542,7 +542,7 @@ static void test_non_memcg_children(void)
 	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/a");
 	CHECK_EQ_INT(d.victim_pid, 10);
 	cgoom_decision_free(&d);
-	CHECK_EQ_INT(cgoom_select(&s, n, &d), -EINVAL); /* not a memcg */
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, n, &d), -EINVAL); /* not a memcg */
 	cgoom_decision_free(&d);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);

@@ -15,9 +15,9 @@ static void test_inherited_policy(void)
 	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
 	sb_done(&s, &c);
 	int i = sb_idx(&s, "/cg3/cg31");
-	CHECK_EQ_INT(s.cgroups[i].policy.value, CGOOM_POLICY_CGROUP);
-	CHECK_EQ_INT(s.cgroups[i].policy.origin, 0);
-	CHECK_EQ_INT(s.cgroups[i].policy.source, CGOOM_SRC_CONFIG);
+	CHECK_EQ_INT(sb_set.cgroups[i].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(sb_set.cgroups[i].policy.origin, 0);
+	CHECK_EQ_INT(sb_set.cgroups[i].policy.source, CGOOM_SRC_CONFIG);
 	struct cgoom_decision d = sb_select(&s, "/cg3");
 	CHECK_EQ_INT(d.policy, CGOOM_POLICY_CGROUP);
 	cgoom_decision_free(&d);
@@ -39,7 +39,7 @@ static void test_omit_is_absolute(void)
 	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
 				       "[cgroup \"/sys\"]\npreference = omit\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[sb_idx(&s, "/sys/x")].pref.value, CGOOM_PREF_OMIT);
+	CHECK_EQ_INT(sb_set.cgroups[sb_idx(&s, "/sys/x")].pref.value, CGOOM_PREF_OMIT);
 	struct cgoom_decision d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 11);
 	cgoom_decision_free(&d);
@@ -73,14 +73,14 @@ static void test_delegation(void)
 	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n"
 				       "[cgroup \"/users\"]\ndelegate = yes\n");
 	sb_done(&s, &c);
-	CHECK(!s.cgroups[users].delegated);
-	CHECK(s.cgroups[u1].delegated);
-	CHECK_EQ_INT(s.cgroups[u1].pref.value, CGOOM_PREF_PREFER);
-	CHECK_EQ_INT(s.cgroups[u2].pref.value, CGOOM_PREF_NONE);
-	CHECK_EQ_INT(s.cgroups[u3].bias.value, 0);
-	CHECK_EQ_INT(s.cgroups[users].pref.value, CGOOM_PREF_NONE);
-	CHECK_EQ_INT(s.cgroups[other].pref.value, CGOOM_PREF_NONE);
-	CHECK(s.n_notes >= 4);
+	CHECK(!sb_set.cgroups[users].delegated);
+	CHECK(sb_set.cgroups[u1].delegated);
+	CHECK_EQ_INT(sb_set.cgroups[u1].pref.value, CGOOM_PREF_PREFER);
+	CHECK_EQ_INT(sb_set.cgroups[u2].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(sb_set.cgroups[u3].bias.value, 0);
+	CHECK_EQ_INT(sb_set.cgroups[users].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(sb_set.cgroups[other].pref.value, CGOOM_PREF_NONE);
+	CHECK(sb_set.n_notes >= 4);
 	struct cgoom_decision d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 10);
 	cgoom_decision_free(&d);
@@ -101,9 +101,9 @@ static void test_delegatee_bias_max(void)
 	s.cgroups[u2].raw.user_bias = 5; /* below the inherited 20: no effect */
 	struct cgoom_config c = cfg_of("[cgroup \"/users\"]\ndelegate = yes\nbias = 20\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[u1].bias.value, 50);
-	CHECK_EQ_INT(s.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
-	CHECK_EQ_INT(s.cgroups[u2].bias.value, 20);
+	CHECK_EQ_INT(sb_set.cgroups[u1].bias.value, 50);
+	CHECK_EQ_INT(sb_set.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(sb_set.cgroups[u2].bias.value, 20);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
@@ -125,9 +125,9 @@ static void test_systemd_xattrs(void)
 	s.cgroups[c2].raw.owner_is_root = true;
 	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[a].pref.value, CGOOM_PREF_OMIT);
-	CHECK_EQ_INT(s.cgroups[a].pref.source, CGOOM_SRC_SYSTEMD);
-	CHECK_EQ_INT(s.cgroups[b].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(sb_set.cgroups[a].pref.value, CGOOM_PREF_OMIT);
+	CHECK_EQ_INT(sb_set.cgroups[a].pref.source, CGOOM_SRC_SYSTEMD);
+	CHECK_EQ_INT(sb_set.cgroups[b].pref.value, CGOOM_PREF_NONE);
 	struct cgoom_decision d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 11);
 	cgoom_decision_free(&d);
@@ -148,11 +148,11 @@ static void test_precedence_trusted_over_config(void)
 				       "[cgroup \"/cg3\"]\noom_policy = none\n"
 				       "preference = avoid\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[cg3].policy.value, CGOOM_POLICY_TREE);
-	CHECK_EQ_INT(s.cgroups[cg3].policy.source, CGOOM_SRC_TRUSTED_XATTR);
-	CHECK_EQ_INT(s.cgroups[cg3].pref.value, CGOOM_PREF_AVOID); /* per key */
-	CHECK_EQ_INT(s.cgroups[0].policy.value, CGOOM_POLICY_CGROUP);
-	CHECK(s.n_notes >= 1);
+	CHECK_EQ_INT(sb_set.cgroups[cg3].policy.value, CGOOM_POLICY_TREE);
+	CHECK_EQ_INT(sb_set.cgroups[cg3].policy.source, CGOOM_SRC_TRUSTED_XATTR);
+	CHECK_EQ_INT(sb_set.cgroups[cg3].pref.value, CGOOM_PREF_AVOID); /* per key */
+	CHECK_EQ_INT(sb_set.cgroups[0].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK(sb_set.n_notes >= 1);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
@@ -195,10 +195,14 @@ static void test_snapshot_dedupe_and_dupes(void)
 	cgoom_snapshot_free(&s); /* idempotent */
 }
 
+/* A note of the resolver (in sb_set) or of the snapshot s. */
 static bool has_note(const struct cgoom_snapshot *s, const char *a, const char *b)
 {
 	for (size_t i = 0; i < s->n_notes; i++)
 		if (strstr(s->notes[i], a) && (!b || strstr(s->notes[i], b)))
+			return true;
+	for (size_t i = 0; i < sb_set.n_notes; i++)
+		if (strstr(sb_set.notes[i], a) && (!b || strstr(sb_set.notes[i], b)))
 			return true;
 	return false;
 }
@@ -234,8 +238,8 @@ static void test_delegatee_tree_cannot_hide_prefer(void)
 	struct cgoom_config c;
 	struct cgoom_snapshot s = attack_tree("[cgroup \"/u/a/x\"]\npreference = prefer\n", &c);
 	int a = sb_idx(&s, "/u/a");
-	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
-	CHECK_EQ_INT(s.cgroups[a].policy.source, CGOOM_SRC_CONFIG); /* inherited from / */
+	CHECK_EQ_INT(sb_set.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(sb_set.cgroups[a].policy.source, CGOOM_SRC_CONFIG); /* inherited from / */
 	CHECK(has_note(&s, "/u/a: user.cgoom.oom_policy=tree ignored", "/u/a/x"));
 	struct cgoom_decision d = sb_select(&s, "/");
 	CHECK_STREQ(s.cgroups[d.victim_cgroup].path, "/u/a/x");
@@ -251,7 +255,7 @@ static void test_delegatee_tree_cannot_hide_bias(void)
 	 * 50 MiB + 500 * T/1000, far above /v */
 	struct cgoom_config c;
 	struct cgoom_snapshot s = attack_tree("[cgroup \"/u/a/x\"]\nbias = 500\n", &c);
-	CHECK_EQ_INT(s.cgroups[sb_idx(&s, "/u/a")].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(sb_set.cgroups[sb_idx(&s, "/u/a")].policy.value, CGOOM_POLICY_CGROUP);
 	struct cgoom_decision d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 10);
 	cgoom_decision_free(&d);
@@ -276,7 +280,7 @@ static void test_delegatee_tree_cannot_hide_bias(void)
 	s.cgroups[m].raw.trusted_pref = CGOOM_PREF_PREFER;
 	c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n[cgroup \"/u\"]\ndelegate = yes\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
+	CHECK_EQ_INT(sb_set.cgroups[a].policy.value, CGOOM_POLICY_CGROUP);
 	d = sb_select(&s, "/");
 	CHECK_EQ_INT(d.victim_pid, 10);
 	cgoom_decision_free(&d);
@@ -301,8 +305,8 @@ static void test_delegatee_tree_kept(void)
 		struct cgoom_config c;
 		struct cgoom_snapshot s = attack_tree(harmless[k], &c);
 		int a = sb_idx(&s, "/u/a");
-		bool ok = s.cgroups[a].policy.value == CGOOM_POLICY_TREE &&
-			  s.cgroups[a].policy.source == CGOOM_SRC_USER_XATTR &&
+		bool ok = sb_set.cgroups[a].policy.value == CGOOM_POLICY_TREE &&
+			  sb_set.cgroups[a].policy.source == CGOOM_SRC_USER_XATTR &&
 			  !has_note(&s, "oom_policy=tree ignored", NULL);
 		if (!ok)
 			printf("# case %zu: %s", k, harmless[k]);
@@ -325,7 +329,7 @@ static void test_delegatee_tree_kept(void)
 	s.cgroups[x].raw.user_bias = 1000;
 	struct cgoom_config c = cfg_of("[cgroup \"/u\"]\ndelegate = yes\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[a].policy.value, CGOOM_POLICY_TREE);
+	CHECK_EQ_INT(sb_set.cgroups[a].policy.value, CGOOM_POLICY_TREE);
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
 }
@@ -351,14 +355,14 @@ static void test_delegatee_moves_towards_prefer(void)
 	struct cgoom_config c = cfg_of("[cgroup \"/users\"]\ndelegate = yes\npreference = avoid\n"
 				       "bias = -500\n");
 	sb_done(&s, &c);
-	CHECK_EQ_INT(s.cgroups[u1].pref.value, CGOOM_PREF_NONE);
-	CHECK_EQ_INT(s.cgroups[u1].pref.source, CGOOM_SRC_USER_XATTR);
-	CHECK_EQ_INT(s.cgroups[u1].bias.value, -100);
-	CHECK_EQ_INT(s.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
-	CHECK_EQ_INT(s.cgroups[u2].bias.value, -500);
-	CHECK_EQ_INT(s.cgroups[u2].bias.source, CGOOM_SRC_CONFIG);
+	CHECK_EQ_INT(sb_set.cgroups[u1].pref.value, CGOOM_PREF_NONE);
+	CHECK_EQ_INT(sb_set.cgroups[u1].pref.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(sb_set.cgroups[u1].bias.value, -100);
+	CHECK_EQ_INT(sb_set.cgroups[u1].bias.source, CGOOM_SRC_USER_XATTR);
+	CHECK_EQ_INT(sb_set.cgroups[u2].bias.value, -500);
+	CHECK_EQ_INT(sb_set.cgroups[u2].bias.source, CGOOM_SRC_CONFIG);
 	CHECK(has_note(&s, "/users/u2: user.cgoom.bias=-800 ignored", NULL));
-	CHECK_EQ_INT(s.cgroups[u3].pref.value, CGOOM_PREF_AVOID);
+	CHECK_EQ_INT(sb_set.cgroups[u3].pref.value, CGOOM_PREF_AVOID);
 	CHECK(has_note(&s, "/users/u3: user.cgoom.preference=avoid ignored", NULL));
 	cgoom_config_free(&c);
 	cgoom_snapshot_free(&s);
