@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cgfs.h"
 #include "cgoom/explain.h"
 #include "cli.h"
 #include "kill.h"
@@ -93,9 +94,7 @@ int cmd_explain(const struct cli_opts *o)
 
 static uint64_t now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return cgfs_now_us() / 1000;
 }
 
 /* Waits until every signalled target's pidfd is readable (it exited) or
