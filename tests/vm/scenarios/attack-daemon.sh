@@ -50,12 +50,16 @@ sleep 1
 died=$(dead_hogs)
 okills=$(oom_kills /top)
 hwm=$(proc_hwm_kb $DPID)
-fd1=$(proc_fds $DPID)
 ndec=$(grep -c 'victim: ' "$DLOG")
 nomit=$(grep -c 'user.cgoom.preference=omit ignored' "$DLOG")
 is_alive $DPID || fail "cgoom run died"
 hog_table
 echo 1 > "$A/bomb/cgroup.kill"
+# fds at rest: a standby decision held near the line keeps the victim's
+# pidfds and its entity's /proc files open; with the squeeze over and the
+# bomb gone the domain is far from its line and the standby is dropped
+sleep 2
+fd1=$(proc_fds $DPID)
 daemon_stop
 say "daemon: VmHWM $hwm kB, fds $fd0 -> $fd1, $ndec decision(s), $nomit omit note(s)"
 is_alive "$(hog_pid v)" || fail "/top/v died (outside the attacker's subtree)"

@@ -49,7 +49,12 @@ until [ -f "$SH/metrics.prom" ]; do
 	i=$((i + 1)); [ $i -gt 50 ] && { diag_file "$DLOG"; fail "metrics not written after the .tmp symlink was removed"; }
 	sleep 0.1
 done
-grep -q "metrics_file $SH/metrics.prom: written again" "$DLOG" || fail "no 'written again' line"
+# the line follows the rename that made the file appear
+i=0
+until grep -q "metrics_file $SH/metrics.prom: written again" "$DLOG"; do
+	i=$((i + 1)); [ $i -gt 30 ] && { diag_file "$DLOG"; fail "no 'written again' line"; }
+	sleep 0.1
+done
 grep -q '^cgoom_' "$SH/metrics.prom" || fail "metrics.prom has no cgoom_ metrics"
 # now a symlink at the metrics file itself
 rm -f "$SH/metrics.prom"
