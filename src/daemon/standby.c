@@ -31,7 +31,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sys/resource.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +40,6 @@
 #include "log.h"
 
 #define STANDBY_MAX_AGE_US 5000000ULL
-/* The preparation thread's nice value (the loop keeps the process's). */
-#define PREP_NICE 10
 /* How often the way to the line re-reads the victim entity's processes. */
 #define MEMBERS_WAY_US 10000ULL
 
@@ -421,12 +418,6 @@ struct prep_job {
 static void *prep_main(void *arg)
 {
 	struct prep_job *j = arg;
-	/* below the loop: on a busy machine a preparation must not delay
-	 * the samples that see the line come (nice is per thread on Linux;
-	 * raising it needs no privilege) */
-	if (setpriority(PRIO_PROCESS, (id_t)gettid(), PREP_NICE) < 0) {
-		/* left at the loop's priority */
-	}
 	j->r = decide_engine(j->roots, j->cfg, j->path, j->sb);
 	uint64_t one = 1;
 	if (write(j->efd, &one, sizeof(one)) < 0) {
