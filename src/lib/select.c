@@ -107,27 +107,45 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T)
  * charged but unused), and every footprint item (anon, unreclaimable
  * slab, kernel stacks, sockets) is charged to it. memory.stat, though,
  * is rstat: updates sit in per-CPU deltas until a flush, and reading
- * memory.stat flushes only when enough is pending. So the footprint it
- * shows may lead (or lag) the truth, by at most:
- *  - Linux 6.1 (mm/memcontrol.c memcg_rstat_updated): each CPU keeps up
- *    to MEMCG_CHARGE_BATCH units in its stats_updates; above that it
- *    adds x / MEMCG_CHARGE_BATCH (x < 2 * that quotient * BATCH) to the
- *    global stats_flush_threshold, and mem_cgroup_flush_stats() flushes
- *    once that exceeds num_online_cpus(). Unflushed: < BATCH * ncpus
- *    per-CPU + 2 * BATCH * ncpus counted = 3 * BATCH * ncpus units.
- *  - Linux 6.12: the same per memcg (vmstats->stats_updates, flushed
- *    above BATCH * num_online_cpus(), exact sums): < 2 * BATCH * ncpus.
- *  - A unit is a page for page-counted items and a byte (slab) or KiB
- *    (kernel_stack, 6.1) for the others, so at most a page; slab bytes
- *    also wait in the per-CPU object stock, under a page per CPU per
- *    item (reclaimable, unreclaimable): 2 * ncpus more pages.
- * 4 * BATCH pages per CPU covers both kernels with room: 1 MiB per CPU
- * with 4 KiB pages. What it does not cover: a reader racing an ongoing
- * flush (6.1 skips flushing then) and CPUs gone offline with deltas
- * left, both rare and partly within that room. The CPU count is the
- * online CPUs of /proc/stat (under --proc-root); without it nothing is
- * bounded and every memory.stat is read. A footprint found above its
- * bound all the same makes the lazy read read everything (reader-lazy.c).
+ * memory.stat flushes only when enough is pending. Only unflushed
+ * decreases (frees, whose uncharge memory.current saw at once) make it
+ * lead; they are bounded, counting in the kernel's units of abs(val):
+ *  - Linux 6.1 (mm/memcontrol.c memcg_rstat_updated, one global count
+ *    for all memcgs): each CPU keeps up to MEMCG_CHARGE_BATCH units in
+ *    its stats_updates (reset once above BATCH); each reset adds
+ *    x / BATCH to the global stats_flush_threshold (only while that is
+ *    <= num_online_cpus(), and x < 2 * BATCH * (x / BATCH)), and
+ *    mem_cgroup_flush_stats(), called by memory_stat_format(), flushes
+ *    everything once it is above num_online_cpus(). So a read that does
+ *    not flush has <= BATCH units per CPU + < 2 * BATCH * ncpus counted
+ *    pending: < 3 * BATCH * ncpus units, for all memcgs together (one
+ *    memcg may hold all of it, so it is the per-memcg bound too: a
+ *    shared budget does not lower the largest share).
+ *  - Linux 6.12: the same per memcg and exact (vmstats->stats_updates,
+ *    per-CPU < BATCH, the memcg flushed above BATCH * ncpus by
+ *    mem_cgroup_flush_stats(memcg)): < 2 * BATCH * ncpus units.
+ *  - A unit is a page for page-counted items (anon, sock), a KiB for
+ *    kernel_stack and a byte for slab, so at most a page. Slab bytes
+ *    also wait in the per-CPU object stock (mod_objcg_state), at most
+ *    PAGE_SIZE per CPU per item, and of the two slab items only
+ *    slab_unreclaimable is in the footprint: ncpus pages more.
+ *  - memory.current itself never lags the footprint: charges precede
+ *    the stat updates, and the per-CPU charge stock (up to BATCH pages
+ *    charged but unused) only makes it higher.
+ * So (3 * BATCH + 1) pages per CPU (772 KiB with 4 KiB pages) bounds
+ * the lead on both kernels (6.12 needs only 2 * BATCH + 1). It was
+ * 4 * BATCH: that counted the slab stock twice (reclaimable slab is not
+ * in the footprint) and kept a BATCH per CPU of room; on the uniform
+ * bench/scaling tree every page per CPU costs reads (3,266 memory.stat
+ * at 4 * BATCH, 2,653 at 3 * BATCH + 1, of 9,900 leaves). What it does
+ * not cover: a reader racing an ongoing flush (6.1 skips flushing then:
+ * the other flusher is at work; and the flush's reset of the count
+ * forgets updates made while it ran) and CPUs gone offline with deltas
+ * left, all rare and short-lived. The CPU count is the online CPUs of /proc/stat (under
+ * --proc-root); without it nothing is bounded and every memory.stat is
+ * read. A footprint read above its bound all the same makes the plan
+ * read everything (plan.c rule 3): for every memcg whose memory.stat is
+ * read, a miss costs time, not the answer.
  */
 #define MEMCG_CHARGE_BATCH 64
 
@@ -135,7 +153,7 @@ uint64_t cgoom_stat_slack(const struct cgoom_snapshot *s)
 {
 	if (s->n_cpus == 0)
 		return UINT64_MAX;
-	uint64_t pages = (uint64_t)4 * MEMCG_CHARGE_BATCH * s->n_cpus, r;
+	uint64_t pages = (uint64_t)(3 * MEMCG_CHARGE_BATCH + 1) * s->n_cpus, r;
 	return __builtin_mul_overflow(pages, s->page_size, &r) ? UINT64_MAX : r;
 }
 

@@ -199,18 +199,16 @@ out:
 		close(pfd);
 }
 
-/* Only memory.stat of stat_deferred cgroup idx, then a fresh
- * memory.current (and memory.swap.current, if it was not 0): read after
- * the stat, the bound it is checked against (cgoom_plan) is not older
- * than the footprint, so a cgroup that grew meanwhile is not mistaken
- * for a broken bound. One openat2() each from the cgroup root; whatever
- * goes wrong is left to the full read. */
+/* Only memory.stat of stat_deferred cgroup idx, one openat2() from the
+ * cgroup root; whatever goes wrong is left to the full read. Its bound
+ * stays as the walk read it: a footprint above it (the cgroup grew
+ * meanwhile, or the bound failed) makes the plan read the cgroup whole,
+ * fresh memory.current included (plan.c rule 3). */
 static bool expand_stat_one(struct reader *rd, int idx)
 {
 	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 	const char *rel = c->path + 1;
 	struct cgoom_memstat ms;
-	uint64_t cur, swc = 0;
 	int fd;
 
 	if (cgfs_no_openat2())
@@ -219,14 +217,9 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	if (fd < 0 || cgfs_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
 	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
 		goto whole;
-	if (read_bound(rd->roots->cgroup_fd, rel, c->swap_current == 0, &cur, &swc) < 0)
-		goto whole;
 	c->stat = ms;
 	c->stat_ok = true;
 	c->stat_deferred = false;
-	c->current = cur;
-	if (c->swap_current != 0)
-		c->swap_current = swc;
 	return false;
 whole:
 	expand_one(rd, idx);

@@ -239,7 +239,7 @@ static void test_bound_above_leader_needed(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
-	s.n_cpus = 1; /* bound: current + 1 MiB */
+	s.n_cpus = 1; /* bound: current + 193 pages (772 KiB) */
 	sb_cg(&s, "/x", 200);
 	sb_proc(&s, 10, "/x", 200, 0);
 	dleaf(&s, "/hi", 300);
@@ -255,7 +255,7 @@ static void test_bound_above_leader_needed(void)
 	CHECK_EQ_INT(d.victim_pid, -1);
 	CHECK_EQ_INT(d.candidates[0].cgroup, sb_idx(&s, "/hi"));
 	CHECK(d.candidates[0].bounded && d.candidates[0].unchecked && d.candidates[0].eligible);
-	CHECK_EQ_U64(d.candidates[0].footprint, 301 * MiB); /* 300 + 1 MiB of stat slack */
+	CHECK_EQ_U64(d.candidates[0].footprint, 300 * MiB + 193 * 4096); /* + the stat slack */
 
 	/* /hi is really 150: /x leads, /lo (100) stays unread */
 	set_stat(&s.cgroups[sb_idx(&s, "/hi")], 150);
@@ -576,7 +576,7 @@ static void test_stat_needs_only_stat_deferred(void)
 {
 	struct cgoom_snapshot s;
 	sb_init(&s, 1000);
-	s.n_cpus = 1; /* bound: current + 1 MiB */
+	s.n_cpus = 1; /* bound: current + 193 pages (772 KiB) */
 	sb_cg(&s, "/t", 400);
 	dleaf(&s, "/t/a", 300);
 	sleaf(&s, "/t/b", 100); /* deferred, its memory.stat read */
@@ -588,7 +588,8 @@ static void test_stat_needs_only_stat_deferred(void)
 	cgoom_decision_init(&d);
 	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_TREE);
-	CHECK_EQ_U64(d.candidates[0].footprint, 401 * MiB); /* the bound of /t/a, 300 + 1, and /t/b, 100 */
+	/* the bound of /t/a, 300 + the slack, and /t/b, 100 */
+	CHECK_EQ_U64(d.candidates[0].footprint, 400 * MiB + 193 * 4096);
 	CHECK(d.candidates[0].bounded);
 	CHECK(g_plan.kind == CGOOM_PLAN_STATS);
 	CHECK_NEEDS(&s, &d, "/t/a");
@@ -640,11 +641,11 @@ static void test_stat_slack(void)
 	sb_init(&s, 1000);
 	s.n_cpus = 0; /* unknown: no bound at all */
 	CHECK_EQ_U64(cgoom_stat_slack(&s), UINT64_MAX);
-	s.n_cpus = 2; /* 4 * 64 pages of 4 KiB per CPU */
-	CHECK_EQ_U64(cgoom_stat_slack(&s), 2 * MiB);
+	s.n_cpus = 2; /* 3 * 64 + 1 pages of 4 KiB per CPU */
+	CHECK_EQ_U64(cgoom_stat_slack(&s), 2 * 193 * 4096);
 	s.n_cpus = 8;
 	s.page_size = 65536;
-	CHECK_EQ_U64(cgoom_stat_slack(&s), 128 * MiB);
+	CHECK_EQ_U64(cgoom_stat_slack(&s), 8 * 193 * 65536);
 	s.n_cpus = 4096;
 	s.page_size = UINT64_MAX / 1000; /* saturates, never wraps */
 	CHECK_EQ_U64(cgoom_stat_slack(&s), UINT64_MAX);
@@ -652,14 +653,14 @@ static void test_stat_slack(void)
 	s.n_cpus = 2;
 	int i = dleaf(&s, "/a", 100);
 	s.cgroups[i].swap_current = 5 * MiB;
-	CHECK_EQ_U64(cgoom_memcg_bound(&s, i), 107 * MiB);
+	CHECK_EQ_U64(cgoom_memcg_bound(&s, i), 105 * MiB + 2 * 193 * 4096);
 	s.cgroups[i].current = UINT64_MAX - MiB;
 	CHECK_EQ_U64(cgoom_memcg_bound(&s, i), UINT64_MAX);
 	cgoom_snapshot_free(&s);
 }
 
-/* /b's memory.stat says 101 MiB while its memory.current says 99: the
- * leader /a (100 MiB, exact) must not prune it, on 2 CPUs (2 MiB of
+/* /b's memory.stat says 101 MiB while its memory.current says 99.5: the
+ * leader /a (100 MiB, exact) must not prune it, on 2 CPUs (1.51 MiB of
  * slack) nor with the CPU count unknown (no bound: /b is read). */
 static void test_stat_leads_current(void)
 {
@@ -670,6 +671,7 @@ static void test_stat_leads_current(void)
 		sb_cg(&s, "/a", 100);
 		sb_proc(&s, 10, "/a", 100, 0);
 		int b = dleaf(&s, "/b", 99);
+		s.cgroups[b].current += MiB / 2;
 		dleaf(&s, "/c", 50);
 		struct cgoom_config c = cfg_of(CFG_CGROUP);
 		sb_done(&s, &c);
@@ -678,7 +680,7 @@ static void test_stat_leads_current(void)
 		CHECK_EQ_INT(select_in(&s, "/", &d), 0);
 		CHECK(!d.has_victim && (g_plan.kind == CGOOM_PLAN_STATS));
 		if (cpus)
-			CHECK_NEEDS(&s, &d, "/b"); /* 99 + 2 > 100; /c: 50 + 2 < 100 */
+			CHECK_NEEDS(&s, &d, "/b"); /* 99.5 + 1.51 > 100; /c: 50 + 1.51 < 100 */
 		else
 			CHECK_NEEDS(&s, &d, "/b", "/c");
 		/* its memory.stat, read: 101 MiB (and a body of one process) */
@@ -696,6 +698,81 @@ static void test_stat_leads_current(void)
 		CHECK(d.has_victim);
 		CHECK_EQ_INT(d.victim_cgroup, b);
 		CHECK_EQ_INT(d.victim_pid, 20);
+		cgoom_decision_free(&d);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
+}
+
+/* The slack is (3 * 64 + 1) pages per CPU, no more (select.c): on 8
+ * CPUs a leaf 7 MiB under the leader's footprint cannot beat it (its
+ * bound: 93 + 6.03 MiB), and is not read; with 4 * 64 pages (8 MiB) it
+ * was. */
+static void test_slack_tight_prunes(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 1000);
+	s.n_cpus = 8;
+	sb_cg(&s, "/a", 100);
+	sb_proc(&s, 10, "/a", 100, 0);
+	int b = dleaf(&s, "/b", 93);
+	int c2 = dleaf(&s, "/c", 94); /* 94 + 6.03 > 100: read */
+	struct cgoom_config c = cfg_of(CFG_CGROUP);
+	sb_done(&s, &c);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK(g_plan.kind == CGOOM_PLAN_STATS);
+	CHECK_NEEDS(&s, &d, "/c");
+	set_stat(&s.cgroups[c2], 94);
+	s.cgroups[c2].stat_deferred = false;
+	CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+	CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+	CHECK(g_plan.kind == CGOOM_PLAN_DONE);
+	CHECK(d.has_victim);
+	CHECK_EQ_INT(d.victim_pid, 10);
+	CHECK(s.cgroups[b].stat_deferred);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+/* A memory.stat read alone (body deferred) above the bound of the walk's
+ * memory.current: the cgroup may have grown since; only it is read again
+ * whole (a fresh memory.current), not everything. Still above its bound
+ * once read whole: everything is read (the bound failed). */
+static void test_grown_since_walk(void)
+{
+	for (int fresh_cur = 0; fresh_cur <= 1; fresh_cur++) {
+		struct cgoom_snapshot s;
+		sb_init(&s, 1000);
+		s.n_cpus = 1;
+		int a = sleaf(&s, "/a", 120); /* stat read: 120 MiB */
+		s.cgroups[a].current = 100 * MiB; /* from the walk, before it grew */
+		dleaf(&s, "/b", 90);
+		dleaf(&s, "/c", 80);
+		struct cgoom_config c = cfg_of(CFG_CGROUP);
+		sb_done(&s, &c);
+		struct cgoom_decision d;
+		cgoom_decision_init(&d);
+		CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+		CHECK(g_plan.kind == CGOOM_PLAN_BODIES && !g_plan.bound_broken);
+		CHECK_NEEDS(&s, &d, "/a");
+		/* read whole: its processes, and memory.current again */
+		s.cgroups[a].deferred = false;
+		s.cgroups[a].current = fresh_cur ? 121 * MiB : 100 * MiB;
+		sb_proc(&s, 10, "/a", 120, 0);
+		CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+		CHECK_EQ_INT(select_in(&s, "/", &d), 0);
+		if (fresh_cur) {
+			CHECK(g_plan.kind == CGOOM_PLAN_DONE);
+			CHECK(d.has_victim);
+			CHECK_EQ_INT(d.victim_pid, 10);
+			CHECK(s.cgroups[sb_idx(&s, "/b")].stat_deferred);
+		} else {
+			CHECK(g_plan.kind == CGOOM_PLAN_BODIES && g_plan.bound_broken);
+			CHECK_NEEDS(&s, &d, "/b", "/c");
+		}
 		cgoom_decision_free(&d);
 		cgoom_config_free(&c);
 		cgoom_snapshot_free(&s);
@@ -720,6 +797,8 @@ int main(void)
 		TAP(test_root_batch_fits),
 		TAP(test_stat_slack),
 		TAP(test_stat_leads_current),
+		TAP(test_slack_tight_prunes),
+		TAP(test_grown_since_walk),
 		{ 0 },
 	});
 	cgoom_plan_free(&g_plan);

@@ -133,9 +133,9 @@ static void test_expand(void)
 	int i = idx("/a");
 	CHECK(i > 0 && g_snap.cgroups[i].deferred);
 	struct cgoom_plan plan = { .kind = CGOOM_PLAN_STATS, .cgroups = &i, .n_cgroups = 1 };
-	put_cg("/a", "memory.current", "5100000\n"); /* read again after the stat */
+	put_cg("/a", "memory.current", "5100000\n"); /* not read again with the stat */
 	CHECK_EQ_INT(cgoom_reader_fill(g_rd, &g_snap, &plan), 0);
-	CHECK_EQ_U64(g_snap.cgroups[i].current, 5100000);
+	CHECK_EQ_U64(g_snap.cgroups[i].current, 5000000);
 	CHECK(g_snap.cgroups[i].deferred && !g_snap.cgroups[i].stat_deferred);
 	CHECK(g_snap.cgroups[i].stat_ok);
 	CHECK_EQ_U64(g_snap.cgroups[i].stat.active_anon, 600);
@@ -275,6 +275,34 @@ static void test_broken_bound_reads_everything(void)
 	lazy_cleanup();
 }
 
+/* A leaf that grew between the walk (memory.current 1 KB) and the read
+ * of its memory.stat (8 MiB) is read again whole, with a fresh
+ * memory.current (9 MiB): its bound holds, and the other leaves stay
+ * deferred. */
+static void test_grown_leaf_reread_alone(void)
+{
+	struct cgoom_decision d;
+
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 8192, "1024\n");
+	leaf("/b", 501, 1024, "900\n");
+	leaf("/c", 502, 1024, "800\n");
+	CHECK_EQ_INT(lazy_read(), 0);
+	put_cg("/a", "memory.stat", "anon 8388608\nactive_anon 8388608\ninactive_anon 0\nfile 0\n");
+	put_cg("/a", "memory.current", "9437184\n");
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK(d.has_victim && d.victim_pid == 500);
+	CHECK_EQ_U64(g_snap.cgroups[idx("/a")].current, 9437184);
+	CHECK(g_snap.cgroups[idx("/b")].deferred && g_snap.cgroups[idx("/c")].deferred);
+	CHECK(!proc(501) && !proc(502));
+	cgoom_decision_free(&d);
+	lazy_cleanup();
+}
+
 /* An in-flight PID is looked for where its /proc/PID/cgroup says, not
  * everywhere: only that cgroup is read, and selection waits for it. */
 static void test_inflight_located(void)
@@ -356,6 +384,7 @@ int main(void)
 		TAP(test_deferred_xattrs),
 		TAP(test_same_answer_as_full),
 		TAP(test_broken_bound_reads_everything),
+		TAP(test_grown_leaf_reread_alone),
 		TAP(test_inflight_located),
 		{ 0 },
 	});
