@@ -87,8 +87,9 @@ void rd_copy_as_read(struct cgoom_cgroup *d, const struct cgoom_cgroup *c);
 char *rd_child_path(const char *parent, const char *name);
 
 /* reader-lazy.c: tries to add child `name` of st (cgroup index parent)
- * as a deferred cgroup; false when it must be read whole instead. */
-bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
+ * as a deferred cgroup: 1 when deferred, 0 when it must be read whole
+ * instead, -ENOMEM (also left in rd->err) when memory ran out. */
+int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
 		    const char *path);
 /* Releases what rd holds (buffers, bitmap, cwd). */
 void rd_release(struct reader *rd);

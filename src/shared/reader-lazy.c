@@ -78,7 +78,7 @@ static int read_bound(int dirfd, const char *rel, bool no_swap,
 	return r == -ENOENT ? 0 : r;
 }
 
-bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
+int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *name,
 		    const char *path)
 {
 	struct stage ch = { .fd = -1, .xname = name, .path = path };
@@ -96,25 +96,26 @@ bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char 
 	/* swap is charged hierarchically: none in the parent, none here */
 	if (read_bound(st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
 		       &cur, &swc) < 0)
-		return false;
+		return 0;
 	if (rd->cwd_at < 0 || rd->cwd_serial != st->serial) {
 		if (fchdir(st->fd) < 0)
-			return false;
+			return 0;
 		rd->cwd_at = st->fd;
 		rd->cwd_serial = st->serial;
 	}
 	rd_read_settings(rd, &ch);
-	if (ch.gone || ch.saw_enoent || rd->err)
-		return !!rd->err;
+	if (rd->err)
+		return rd->err;
+	if (ch.gone || ch.saw_enoent)
+		return 0;
 	if (fstatat(st->fd, name, &a, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(a.st_mode) ||
 	    a.st_nlink != 2)
-		return false;
+		return 0;
 	idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
-	if (idx < 0) {
-		if (idx == -ENOMEM)
-			rd->err = idx;
-		return idx == -ENOMEM;
-	}
+	if (idx == -ENOMEM)
+		return rd->err = idx;
+	if (idx < 0)
+		return 0;
 	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
 	c->is_memcg = true;
 	c->deferred = c->stat_deferred = true;
@@ -123,7 +124,7 @@ bool rd_defer_child(struct reader *rd, struct stage *st, int parent, const char 
 	c->swap_current = swc;
 	c->raw = ch.c.raw;
 	c->raw.owner_is_root = a.st_uid == 0;
-	return true;
+	return 1;
 }
 
 /* Opens cgroup `path` ("/a/b") and its parent (the root fd itself for
@@ -172,7 +173,7 @@ static void expand_one(struct reader *rd, int idx)
 						  ? "vanished during the walk, dropped"
 						  : "cannot be opened (%s), dropped",
 			strerror(-r));
-		goto gone;
+		goto out_empty;
 	}
 	st.fd = fd;
 	st.serial = ++rd->serial;
@@ -181,18 +182,18 @@ static void expand_one(struct reader *rd, int idx)
 	rd_read_pid_list(rd, &st);
 	rd_stage_processes(rd, idx);
 	if (rd->err)
-		goto out;
+		goto out_close;
 	if (st.gone || !rd_still_there(pfd, name, fd)) {
 		rd_drop_staged(rd, c->path);
-		goto gone;
+		goto out_empty;
 	}
 	rd_commit(rd, &st, idx);
-	goto out;
-gone:
+	goto out_close;
+out_empty:
 	/* kept as an empty cgroup: nothing in it can be chosen */
 	c->current_ok = c->stat_ok = false;
 	c->current = c->swap_current = 0;
-out:
+out_close:
 	if (fd >= 0)
 		close(fd);
 	if (pfd >= 0 && pfd != rd->roots->cgroup_fd)
@@ -212,16 +213,16 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	int fd;
 
 	if (cgfs_no_openat2())
-		goto whole;
+		goto read_whole;
 	fd = open_below(rd->roots->cgroup_fd, rel, "memory.stat");
 	if (fd < 0 || cgfs_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
 	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
-		goto whole;
+		goto read_whole;
 	c->stat = ms;
 	c->stat_ok = true;
 	c->stat_deferred = false;
 	return false;
-whole:
+read_whole:
 	expand_one(rd, idx);
 	return true;
 }

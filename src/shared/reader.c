@@ -161,7 +161,7 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 			return;
 		}
 		hook(CGOOM_READER_BEFORE_OPEN, cpath);
-		if (rd->lazy && st->subtree_memory && rd_defer_child(rd, st, idx, name, cpath)) {
+		if (rd->lazy && st->subtree_memory && rd_defer_child(rd, st, idx, name, cpath) != 0) {
 			free(cpath);
 			continue;
 		}
