@@ -16,6 +16,7 @@
 
 #include "cgoom/select.h"
 #include "cgoom/settings.h"
+#include "notes-internal.h"
 
 struct resolver {
 	const struct cgoom_snapshot *s;
@@ -47,21 +48,11 @@ void cgoom_settings_free(struct cgoom_settings *set)
 /* Appends a note (printf-style); -ENOMEM. */
 __attribute__((format(printf, 2, 3))) static int note(struct cgoom_settings *set, const char *fmt, ...)
 {
-	char *msg;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vasprintf(&msg, fmt, ap);
+	int r = cgoom_notes_vadd(&set->notes, &set->n_notes, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	char **nn = realloc(set->notes, (set->n_notes + 1) * sizeof(*nn));
-	if (!nn) {
-		free(msg);
-		return -ENOMEM;
-	}
-	set->notes = nn;
-	set->notes[set->n_notes++] = msg;
-	return 0;
+	return r;
 }
 
 static struct cgoom_setting explicit_here(int value, enum cgoom_source src, int i)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cgoom/snapshot.h"
+#include "notes-internal.h"
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -131,23 +132,28 @@ int cgoom_snapshot_add_process(struct cgoom_snapshot *s, const struct cgoom_proc
 	return (int)s->n_procs++;
 }
 
-int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)
+int cgoom_notes_vadd(char ***notes, size_t *n_notes, const char *fmt, va_list ap)
 {
 	char *msg;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	if (n < 0)
+	if (vasprintf(&msg, fmt, ap) < 0)
 		return -ENOMEM;
-	char **nn = realloc(s->notes, (s->n_notes + 1) * sizeof(*s->notes));
+	char **nn = realloc(*notes, (*n_notes + 1) * sizeof(*nn));
 	if (!nn) {
 		free(msg);
 		return -ENOMEM;
 	}
-	s->notes = nn;
-	s->notes[s->n_notes++] = msg;
+	*notes = nn;
+	nn[(*n_notes)++] = msg;
 	return 0;
+}
+
+int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = cgoom_notes_vadd(&s->notes, &s->n_notes, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /* Comparators take the snapshot through qsort_r's context argument, so
