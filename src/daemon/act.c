@@ -298,9 +298,16 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	struct domain *d = ev->d;
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
-	standby_wait(dm); /* a preparation in flight is nearer done than a new one */
+	/* a standby that proves itself now is used without waiting for a
+	 * preparation in flight (its result is dropped: a kill happened);
+	 * otherwise that preparation is nearer done than a new one */
 	uint64_t now = cgfs_now_us();
 	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
+	if (!from_standby && dm->prep) {
+		standby_wait(dm);
+		now = cgfs_now_us();
+		from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
+	}
 	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
 		report_trigger(dm, ev);
 		return;
