@@ -6,4 +6,5 @@
 #include <stddef.h>
 
 /* Appends vprintf(fmt, ap) to *notes; 0 or -ENOMEM (nothing added). */
-int cgoom_notes_vadd(char ***notes, size_t *n_notes, const char *fmt, va_list ap);
+__attribute__((format(printf, 3, 0))) int cgoom_notes_vadd(char ***notes, size_t *n_notes,
+							   const char *fmt, va_list ap);
