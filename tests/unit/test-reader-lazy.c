@@ -279,6 +279,22 @@ static void test_broken_bound_reads_everything(void)
  * of its memory.stat (8 MiB) is read again whole, with a fresh
  * memory.current (9 MiB): its bound holds, and the other leaves stay
  * deferred. */
+/* Settings resolved with policy cgroup on the root, the in-flight PIDs
+ * set, and the lazy pipeline run at the root into *d (initialized here). */
+static int select_cgroup_at_root(const int *inflight, size_t n_inflight, struct cgoom_decision *d)
+{
+	int r = cgoom_settings_resolve(&g_snap, NULL, &g_set);
+	if (r < 0)
+		return r;
+	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
+	if (inflight) {
+		g_snap.inflight = inflight;
+		g_snap.n_inflight = n_inflight;
+	}
+	cgoom_decision_init(d);
+	return cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, d);
+}
+
 static void test_grown_leaf_reread_alone(void)
 {
 	struct cgoom_decision d;
@@ -291,10 +307,7 @@ static void test_grown_leaf_reread_alone(void)
 	CHECK_EQ_INT(lazy_read(), 0);
 	put_cg("/a", "memory.stat", "anon 8388608\nactive_anon 8388608\ninactive_anon 0\nfile 0\n");
 	put_cg("/a", "memory.current", "9437184\n");
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
-	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
-	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK_EQ_INT(select_cgroup_at_root(NULL, 0, &d), 0);
 	CHECK(d.has_victim && d.victim_pid == 500);
 	CHECK_EQ_U64(g_snap.cgroups[idx("/a")].current, 9437184);
 	CHECK(g_snap.cgroups[idx("/b")].deferred && g_snap.cgroups[idx("/c")].deferred);
@@ -318,12 +331,7 @@ static void test_inflight_located(void)
 	leaf("/c", 502, 1024, "1500000\n");
 	put("proc/502/cgroup", "0::/c\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
-	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
-	g_snap.inflight = dying;
-	g_snap.n_inflight = 1;
-	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK_EQ_INT(select_cgroup_at_root(dying, 1, &d), 0);
 	CHECK(d.inflight && !d.has_victim);
 	CHECK_EQ_INT(d.inflight_pid, 502);
 	CHECK(g_snap.inflight_located);
@@ -339,12 +347,7 @@ static void test_inflight_located(void)
 	leaf("/a", 500, 4096, "5000000\n");
 	leaf("/b", 501, 1024, "2000000\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
-	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
-	g_snap.inflight = gone;
-	g_snap.n_inflight = 1;
-	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK_EQ_INT(select_cgroup_at_root(gone, 1, &d), 0);
 	CHECK(!d.inflight && d.has_victim);
 	CHECK_EQ_INT(d.victim_pid, 500);
 	CHECK(cg("/b")->deferred);
@@ -359,12 +362,7 @@ static void test_inflight_located(void)
 	leaf("/b", 501, 1024, "2000000\n");
 	put("proc/501/cgroup", "0::/elsewhere/b\n");
 	CHECK_EQ_INT(lazy_read(), 0);
-	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
-	g_set.cgroups[0].policy.value = CGOOM_POLICY_CGROUP;
-	g_snap.inflight = (const int[]){ 501 };
-	g_snap.n_inflight = 1;
-	cgoom_decision_init(&d);
-	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK_EQ_INT(select_cgroup_at_root((const int[]){ 501 }, 1, &d), 0);
 	CHECK(d.inflight);
 	CHECK(!cg("/a")->deferred && !cg("/b")->deferred);
 	cgoom_decision_free(&d);
