@@ -532,6 +532,22 @@ delegate_to() {
 	done
 }
 # as_user UID SHELL-COMMAND: run it as UID (no supplementary groups).
+# delegated_top MAX CONTROLLERS [PIDS_MAX]: the attacker scenarios' tree:
+# /top (memory.max MAX) holding a root-owned /v and /u, and /u/a
+# delegated to uid 1000 as systemd delegates (chowned), CONTROLLERS
+# ("+memory" or "+memory +pids") enabled down to /u; pids.max on /u/a if
+# given.
+delegated_top() {
+	cg_make /top "$1"
+	cg_enable /top "$2"
+	cg_make /top/v
+	cg_make /top/u
+	cg_enable /top/u "$2"
+	cg_make /top/u/a
+	if [ -n "${3:-}" ]; then cg_set /top/u/a pids.max "$3"; fi
+	delegate_to /top/u/a 1000
+}
+
 as_user() { u=$1; shift; vmxattr as "$u" sh -c "$*"; }
 # uhog LABEL CGROUP MB [RATE]: hog() whose memhog runs as uid 1000 (root
 # moves it in: a user cannot move a process out of the root cgroup).

@@ -13,13 +13,7 @@ oom_policy = cgroup
 delegate = yes
 oom_policy = tree
 CONF
-cg_make /top 900M
-cg_enable /top +memory
-cg_make /top/v
-cg_make /top/u
-cg_enable /top/u +memory
-cg_make /top/u/a
-delegate_to /top/u/a 1000
+delegated_top 900M +memory
 vmxattr as 1000 sh -c "cd $CG/top/u/a && mkdir m1 m2 && echo +memory > cgroup.subtree_control"
 hog v /top/v 150
 uhog parked /top/u/a/m1 200

@@ -16,14 +16,7 @@ oom_policy = cgroup
 [cgroup "/top/u"]
 delegate = yes
 CONF
-cg_make /top 600M
-cg_enable /top "+memory +pids"
-cg_make /top/v
-cg_make /top/u
-cg_enable /top/u "+memory +pids"
-cg_make /top/u/a
-cg_set /top/u/a pids.max 300
-delegate_to /top/u/a 1000
+delegated_top 600M "+memory +pids" 300
 A=$CG/top/u/a
 as_user 1000 "cd $A && mkdir big bomb grow many && echo '+memory +pids' > cgroup.subtree_control" || fail "uid 1000 setup"
 for kv in "preference omit" "bias -1000" "oom_policy evil"; do

@@ -22,14 +22,7 @@ oom_policy = cgroup
 [cgroup "/top/u"]
 delegate = yes
 CONF
-cg_make /top 900M
-cg_enable /top "+memory +pids"
-cg_make /top/v
-cg_make /top/u
-cg_enable /top/u "+memory +pids"
-cg_make /top/u/a
-cg_set /top/u/a pids.max 400
-delegate_to /top/u/a 1000
+delegated_top 900M "+memory +pids" 400
 A=$CG/top/u/a
 as_user 1000 "cd $A && mkdir big m1 m2 many deep && echo '+memory +pids' > cgroup.subtree_control" ||
 	fail "uid 1000 cannot create its cgroups"

@@ -15,13 +15,7 @@ delegate = yes
 [cgroup "/top/u/a/x"]
 preference = prefer
 CONF
-cg_make /top 900M
-cg_enable /top +memory
-cg_make /top/v
-cg_make /top/u
-cg_enable /top/u +memory
-cg_make /top/u/a
-delegate_to /top/u/a 1000
+delegated_top 900M +memory
 as_user 1000 "cd $CG/top/u/a && mkdir x y && echo +memory > cgroup.subtree_control" || fail "uid 1000 cannot make x, y"
 as_user 1000 "vmxattr set $CG/top/u/a user.cgoom.oom_policy tree" || fail "uid 1000 cannot set user.cgoom.oom_policy"
 hog v /top/v 200
