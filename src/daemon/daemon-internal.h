@@ -28,6 +28,7 @@
 #include "kill.h"
 #include "lifecycle.h"
 #include "reader.h"
+#include "triggers.h"
 
 struct domain;
 
@@ -206,13 +207,9 @@ struct trigger_event {
 	bool max_changed;        /* memory.max changed: re-apply the guard band */
 	uint64_t kernel_kills;   /* kernel OOM kills seen since the last sample */
 	uint64_t oom_kill0;      /* oom_kill counter at detection (confirm's baseline) */
-	uint64_t psi_stall_us;
-	struct cgoom_psi_sample psi0;
-	struct cgoom_cgroup_sample sample;  /* cgroup domains */
-	struct cgoom_system_levels lv;      /* the system domain */
-	struct cgoom_cgroup_state before;   /* cgroup: the trigger state before this check */
+	struct cgoom_psi_sample psi0; /* PSI full total at detection (confirm's baseline) */
+	struct trigger_sample s; /* the sample the triggers were checked on */
 };
-
 
 /* ---- domains.c ---- */
 
@@ -249,9 +246,18 @@ int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret);
 void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret);
 void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
 		   struct trigger_event *ret);
-/* The trigger's reason in words. */
+/* The checks of a cgroup domain on sample s (its memory.events compared
+ * with the previous check's, which s->prev_ev gets; then d's baseline
+ * moves to s): the kind that fired, NONE while a victim is dying. */
+enum cgoom_trigger detect_cgroup_check(struct domain *d, struct trigger_sample *s,
+				       const struct cgoom_config *cfg);
+/* The re-check before acting: whether ev's domain is still in trouble for
+ * ev's kind, on a sample read now (the kind's confirm hook, triggers.h);
+ * *ret_kernel gets the kernel's OOM kills since detection. */
+bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t *ret_kernel);
+/* The trigger's reason in words (its kind's why hook). */
 void trigger_why(const struct daemon *dm, const struct trigger_event *ev, char *buf, size_t cap);
-/* The trigger's numbers as JSON members. */
+/* The trigger's numbers as JSON members (its kind's fields hook). */
 void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
 
 /* ---- standby.c ---- */

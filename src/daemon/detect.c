@@ -149,26 +149,39 @@ static bool stall_owned(struct daemon *dm)
 	return false;
 }
 
+/* The system's levels now: MemTotal, MemAvailable and SwapFree against
+ * their minimums. */
+static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
+{
+	struct cgoom_meminfo mi;
+	int r = system_meminfo(dm, &mi);
+	if (r < 0)
+		return r;
+	cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &s->lv);
+	s->mem_total = mi.mem_total;
+	return 0;
+}
+
 void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret)
 {
 	struct domain *d = dm->domains[0];
 	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
-	struct cgoom_meminfo mi;
-	if (system_meminfo(dm, &mi) < 0)
+	struct trigger_sample *s = &ret->s;
+	s->at_us = now;
+	if (read_system_levels(dm, s) < 0)
 		return;
-	struct cgoom_system_levels lv;
-	bool low = cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &lv);
-	dm->swap_free = mi.swap_total ? mi.swap_free : 0;
-	dm->sys_mem_min = lv.mem_min;
-	ret->lv = lv;
-	psi_fired = psi_polled(dm, d, now, &ret->psi_stall_us) || psi_fired;
+	const struct cgoom_system_levels *lv = &s->lv;
+	bool low = lv->mem_low && lv->swap_low;
+	dm->swap_free = lv->swap_total ? lv->swap_free : 0;
+	dm->sys_mem_min = lv->mem_min;
+	psi_fired = psi_polled(dm, d, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
 	 * meminfo: read it with every sample only near the line or on a
 	 * trigger (where it is the baseline of the confirming re-check),
 	 * otherwise once a second, which is soon enough to report a kernel
 	 * OOM kill made far from the system's line (a cgroup limit's). */
 	uint64_t v;
-	bool near = low || psi_fired || above(lv.mem_available, lv.mem_min) <= lv.mem_min;
+	bool near = low || psi_fired || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
 	if (dm->vmstat_fd >= 0 && (near || !dm->vmstat_ok || now >= dm->vmstat_due_us) &&
 	    system_vmstat_oom_kill(dm, &v) == 0) {
 		if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
@@ -179,77 +192,20 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	}
 	ret->oom_kill0 = dm->vmstat_oom_kill;
 	ret->psi0 = d->psi_last;
-	if (low) {
-		ret->kind = CGOOM_TRIGGER_MEMORY;
-	} else if (psi_fired && !kl_active(&d->kill.lc) && !stall_owned(dm)) {
-		ret->kind = CGOOM_TRIGGER_PSI;
-		struct cgoom_psi_sample s0 = { 0 };
-		if (domain_psi_read(dm, d, now, &s0) == 0)
-			ret->psi0 = s0;
+	s->kill_active = kl_active(&d->kill.lc);
+	s->psi_fired = psi_fired;
+	if (!low && psi_fired && !s->kill_active) {
+		s->stall_owned = stall_owned(dm);
+		struct cgoom_psi_sample p0 = { 0 };
+		if (!s->stall_owned && domain_psi_read(dm, d, now, &p0) == 0)
+			ret->psi0 = p0;
 	}
-	/* MemAvailable already leaves out what cannot be reclaimed (anon
-	 * and shmem without swap room, unevictable, kernel memory): the
-	 * system's line stays MemAvailable (and SwapFree); what changes is
-	 * how often it is looked at. The level is the memory in use. */
-	uint64_t used = above(mi.mem_total, lv.mem_available);
-	cgoom_rate_update(&d->rate_level, used, now);
-	uint64_t headroom = above(lv.mem_available, lv.mem_min);
-	uint64_t rate = d->rate_level.bytes_per_s;
-	uint64_t next = cgoom_next_sample_us(headroom, rate, CGOOM_FILL_RATE_RAM);
-	uint64_t worst = cgoom_system_interval_us(&lv);
-	ret->next_us = next < worst ? next : worst;
-	ret->level = used;
-	ret->headroom = headroom;
-	ret->rate = rate;
-	/* a system snapshot is the costliest (every process): the system
-	 * keeps a standby only within its line's own size of it, so bursty
-	 * system-wide growth does not keep the one preparation thread busy
-	 * while a cgroup domain races its limit */
-	ret->approach = headroom <= lv.mem_min;
-}
-
-void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
-		   struct trigger_event *ret)
-{
-	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
-	if (d->dead)
-		return;
-	struct cgoom_cgroup_sample s;
-	int r = domain_sample(dm, d, &s);
-	if (r < 0) {
-		ret->gone = r == -ENODEV || r == -ENOENT || r == -ESTALE;
-		return;
-	}
-	ret->max_changed = d->sample_ok && s.max != d->sample.max;
-	uint64_t n;
-	if (cgoom_kernel_oom_rose(&d->kernel_last, &s.ev, &n))
-		ret->kernel_kills = n;
-	d->kernel_last = s.ev;
-	ret->oom_kill0 = s.ev.oom_kill;
-	psi_fired = psi_polled(dm, d, now, &ret->psi_stall_us) || psi_fired;
-	ret->psi0 = d->psi_last;
-	cgoom_rate_update(&d->rate_level, s.current, now);
-	uint64_t u;
-	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s, &d->params) &&
-	    domain_unreclaimable(dm, d, &u) == 0) {
-		s.unreclaim_valid = true;
-		s.unreclaimable = u;
-		cgoom_rate_update(&d->rate_unrecl, u, now);
-	} else {
-		d->rate_unrecl.valid = false;
-		d->rate_unrecl.bytes_per_s = 0;
-	}
-	ret->before = d->trig;
-	ret->kind = cgoom_cgroup_check(&d->trig, &s, &d->params, psi_fired, now);
-	if (kl_active(&d->kill.lc))
-		ret->kind = CGOOM_TRIGGER_NONE;
-	d->sample = s;
-	d->sample_ok = true;
-	ret->sample = s;
-	if (s.max == UINT64_MAX)
-		return;
-	struct cgoom_cgroup_pace pace;
-	cgoom_cgroup_pace(&s, &d->params, &d->rate_level, &d->rate_unrecl, &pace);
+	s->psi = ret->psi0;
+	ret->kind = trigger_check_all(d, s, &dm->cfg);
+	/* the level is the memory in use */
+	cgoom_rate_update(&d->rate_level, above(s->mem_total, lv->mem_available), now);
+	struct trigger_pace pace;
+	trigger_pace_all(d, s, &dm->cfg, &pace);
 	ret->next_us = pace.next_us;
 	ret->level = pace.level;
 	ret->headroom = pace.headroom;
@@ -257,79 +213,113 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	ret->approach = pace.approach;
 }
 
-/* ---- words and numbers for the log ---- */
-
-static const char *hs(uint64_t v, char *buf, size_t cap)
+/* A cgroup domain's numbers now, memory.stat's unreclaimable sum
+ * included while memory.current is within the margin. */
+static int read_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s)
 {
-	if (v == UINT64_MAX)
-		return "max";
-	return cgoom_human_size(v, buf, cap);
+	int r = domain_sample(dm, d, &s->cg);
+	if (r < 0)
+		return r;
+	uint64_t u;
+	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s->cg, &d->params) &&
+	    domain_unreclaimable(dm, d, &u) == 0) {
+		s->cg.unreclaim_valid = true;
+		s->cg.unreclaimable = u;
+	}
+	return 0;
+}
+
+enum cgoom_trigger detect_cgroup_check(struct domain *d, struct trigger_sample *s,
+				       const struct cgoom_config *cfg)
+{
+	s->prev_ev = d->trig.last;
+	enum cgoom_trigger kind = trigger_check_all(d, s, cfg);
+	d->trig.last = s->cg.ev;
+	return s->kill_active ? CGOOM_TRIGGER_NONE : kind;
+}
+
+void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
+		   struct trigger_event *ret)
+{
+	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
+	struct trigger_sample *s = &ret->s;
+	s->at_us = now;
+	if (d->dead)
+		return;
+	int r = read_cgroup(dm, d, s);
+	if (r < 0) {
+		ret->gone = r == -ENODEV || r == -ENOENT || r == -ESTALE;
+		return;
+	}
+	const struct cgoom_cgroup_sample *cg = &s->cg;
+	ret->max_changed = d->sample_ok && cg->max != d->sample.max;
+	uint64_t n;
+	if (cgoom_kernel_oom_rose(&d->kernel_last, &cg->ev, &n))
+		ret->kernel_kills = n;
+	d->kernel_last = cg->ev;
+	ret->oom_kill0 = cg->ev.oom_kill;
+	s->psi_fired = psi_polled(dm, d, now, &s->psi_stall_us) || psi_fired;
+	ret->psi0 = d->psi_last;
+	s->psi = d->psi_last;
+	cgoom_rate_update(&d->rate_level, cg->current, now);
+	if (cg->unreclaim_valid) {
+		cgoom_rate_update(&d->rate_unrecl, cg->unreclaimable, now);
+	} else {
+		d->rate_unrecl.valid = false;
+		d->rate_unrecl.bytes_per_s = 0;
+	}
+	s->kill_active = kl_active(&d->kill.lc);
+	ret->kind = detect_cgroup_check(d, s, &dm->cfg);
+	d->sample = *cg;
+	d->sample_ok = true;
+	struct trigger_pace pace;
+	trigger_pace_all(d, s, &dm->cfg, &pace);
+	ret->next_us = pace.next_us;
+	ret->level = pace.level;
+	ret->headroom = pace.headroom;
+	ret->rate = pace.rate;
+	ret->approach = pace.approach;
+}
+
+/* ---- the re-check before acting, words and numbers for the log ---- */
+
+bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t *ret_kernel)
+{
+	struct domain *d = ev->d;
+	struct trigger_sample fresh = { .at_us = cgfs_now_us() };
+	*ret_kernel = 0;
+	if (d->system) {
+		uint64_t v;
+		if (dm->vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
+			*ret_kernel = v - ev->oom_kill0;
+		if (read_system_levels(dm, &fresh) < 0)
+			return false;
+		if (d->psi_fd >= 0 && domain_psi_read(dm, d, fresh.at_us, &fresh.psi) < 0)
+			fresh.psi.valid = false;
+	} else {
+		if (d->dead || read_cgroup(dm, d, &fresh) < 0)
+			return false;
+		if (fresh.cg.ev.oom_kill > ev->oom_kill0)
+			*ret_kernel = fresh.cg.ev.oom_kill - ev->oom_kill0;
+	}
+	return trigger_confirm_kind(d, ev, &fresh, &dm->cfg);
 }
 
 void trigger_why(const struct daemon *dm, const struct trigger_event *ev, char *why, size_t cap)
 {
-	char a[32], b[32], c[32], m[32];
-	const struct cgoom_cgroup_sample *s = &ev->sample;
-	const struct cgoom_system_levels *lv = &ev->lv;
-	switch (ev->kind) {
-	case CGOOM_TRIGGER_MEMORY:
-		if (lv->swap_total)
-			snprintf(why, cap, "MemAvailable %s < %s and SwapFree %s < %s",
-				 hs(lv->mem_available, a, sizeof(a)), hs(lv->mem_min, b, sizeof(b)),
-				 hs(lv->swap_free, c, sizeof(c)), hs(lv->swap_min, m, sizeof(m)));
-		else
-			snprintf(why, cap, "MemAvailable %s < %s, no swap",
-				 hs(lv->mem_available, a, sizeof(a)), hs(lv->mem_min, b, sizeof(b)));
-		break;
-	case CGOOM_TRIGGER_PSI:
-		snprintf(why, cap, "PSI full stall over %llu us in a %llu us window%s",
-			 (unsigned long long)dm->cfg.psi_full_stall_us,
-			 (unsigned long long)dm->cfg.psi_full_window_us,
-			 ev->d->psi_trigger ? " (kernel trigger)" : " (polled)");
-		break;
-	case CGOOM_TRIGGER_HIGH:
-		snprintf(why, cap,
-			 "memory.current %s in the guard band (memory.high %s, memory.max %s), "
-			 "memory.events high %llu -> %llu",
-			 hs(s->current, a, sizeof(a)), hs(s->high, b, sizeof(b)), hs(s->max, c, sizeof(c)),
-			 (unsigned long long)ev->before.last.high, (unsigned long long)s->ev.high);
-		break;
-	case CGOOM_TRIGGER_UNRECLAIMABLE:
-		snprintf(why, cap,
-			 "unreclaimable %s within %s of memory.max %s (memory.current %s)",
-			 hs(s->unreclaimable, a, sizeof(a)), hs(ev->d->params.margin, m, sizeof(m)),
-			 hs(s->max, b, sizeof(b)), hs(s->current, c, sizeof(c)));
-		break;
-	default:
-		snprintf(why, cap, "memory.current %s within %s of memory.max %s, %s",
-			 hs(s->current, a, sizeof(a)), hs(ev->d->params.margin, m, sizeof(m)),
-			 hs(s->max, b, sizeof(b)),
-			 s->ev.oom > ev->before.last.oom   ? "memory.events oom rose"
-			 : s->ev.max > ev->before.last.max ? "memory.events max rose"
-							   : "PSI full stall");
-		break;
+	if (ev->kind <= CGOOM_TRIGGER_NONE || ev->kind >= CGOOM_TRIGGER_N_) {
+		snprintf(why, cap, "no trigger");
+		return;
 	}
+	trigger_table[ev->kind]->why(ev, &dm->cfg, why, cap);
 }
 
 void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f)
 {
-	if (ev->d->system) {
-		const struct cgoom_system_levels *lv = &ev->lv;
-		cgoom_strbuf_printf(f, "\"mem_available\": %llu, \"mem_min\": %llu, \"swap_total\": %llu, "
-				       "\"swap_free\": %llu, \"swap_min\": %llu, \"psi_stall_us\": %llu",
-				    (unsigned long long)lv->mem_available, (unsigned long long)lv->mem_min,
-				    (unsigned long long)lv->swap_total, (unsigned long long)lv->swap_free,
-				    (unsigned long long)lv->swap_min, (unsigned long long)ev->psi_stall_us);
-		return;
-	}
-	const struct cgoom_cgroup_sample *s = &ev->sample;
-	cgoom_strbuf_printf(f, "\"current\": %llu, \"max\": %llu, \"high\": %lld, \"unreclaimable\": %lld, "
-			       "\"events\": {\"high\": %llu, \"max\": %llu, \"oom\": %llu, "
-			       "\"oom_kill\": %llu}, \"psi_stall_us\": %llu",
-			    (unsigned long long)s->current, (unsigned long long)s->max,
-			    s->high == UINT64_MAX ? -1LL : (long long)s->high,
-			    s->unreclaim_valid ? (long long)s->unreclaimable : -1LL,
-			    (unsigned long long)s->ev.high, (unsigned long long)s->ev.max,
-			    (unsigned long long)s->ev.oom, (unsigned long long)s->ev.oom_kill,
-			    (unsigned long long)ev->psi_stall_us);
+	if (ev->kind > CGOOM_TRIGGER_NONE && ev->kind < CGOOM_TRIGGER_N_)
+		trigger_table[ev->kind]->fields(ev, f);
+	else if (ev->d->system)
+		trigger_fields_system(ev, f);
+	else
+		trigger_fields_cgroup(ev, f);
 }

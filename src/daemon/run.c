@@ -368,6 +368,12 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		rc = CGOOM_DAEMON_EXIT_USAGE;
 		goto out_free;
 	}
+	enum cgoom_trigger bad;
+	if (trigger_table_check(&bad) < 0) {
+		log_error("the trigger table's row %d (%s) lacks a hook or its kind; refusing to run",
+			  (int)bad, cgoom_trigger_name(bad) ? cgoom_trigger_name(bad) : "?");
+		goto out_free;
+	}
 	self_protect(dm);
 	sysd_warn_oomd(dm);
 	r = setup_fds(dm);
