@@ -22,9 +22,10 @@
  * adding a trigger). */
 #define CGOOM_TRIGGER_KINDS(X)                                                                     \
 	X(MEMORY, memory)               /* system: MemAvailable (and SwapFree) under their minimum */ \
-	X(PSI, psi)                     /* system: PSI full stall over threshold for a window */      \
 	X(MAX, max)                     /* cgroup: within margin of memory.max while reclaim fails */ \
 	X(UNRECLAIMABLE, unreclaimable) /* cgroup: unreclaimable memory within margin of max */      \
+	X(SWAP, swap)                   /* both: swap filling without a break, full soon */          \
+	X(THRASH, thrash)               /* both: sustained stalls on pages needed back */            \
 	X(HIGH, high)                   /* cgroup: usage stays in the guard band (memory.high) */
 
 enum cgoom_trigger {
@@ -86,6 +87,12 @@ struct cgoom_cgroup_sample {
 	 * memory.current is within the margin (cgoom_cgroup_in_band()). */
 	bool unreclaim_valid;
 	uint64_t unreclaimable;
+	/* read with it: memory.stat's reclaim and refault counters, and the
+	 * swap the cgroup uses and may still use (min(memory.swap.max -
+	 * memory.swap.current, SwapFree); 0 without swap) */
+	bool reclaim_valid;
+	struct cgoom_reclaim reclaim;
+	uint64_t swap_used, swap_room;
 };
 
 /* ---- memory that cannot be reclaimed (memory.stat) ---- */

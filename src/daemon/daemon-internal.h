@@ -22,6 +22,7 @@
 #include "cgoom/config.h"
 #include "cgoom/select.h"
 #include "cgoom/strbuf.h"
+#include "cgoom/thrash.h"
 #include "cgoom/trigger.h"
 #include "cgfs.h" /* cgfs_reread, cgfs_now_us: time in microseconds */
 #include "daemon.h"
@@ -138,6 +139,14 @@ struct domain {
 	struct cgoom_rate rate_unrecl; /* unreclaimable (cgroup, inside the band) */
 	uint64_t next_due_us;
 
+	/* thrashing (pressure.c): the history is kept while the domain is
+	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
+	 * limit), allocated for the system at start and for a cgroup when it
+	 * is first watched */
+	struct cgoom_thrash_state *thrash;
+	uint64_t psi_some_last;   /* PSI some total at the previous sample */
+	uint64_t watch_until_us;  /* watched until then */
+
 	struct standby *standby; /* ready decision, or NULL */
 	uint64_t cooldown_until_us; /* dry run / no victim: do not re-decide yet */
 	struct kill_state kill;
@@ -168,6 +177,11 @@ struct daemon {
 	uint64_t swap_free; /* SwapFree at the last system sample (cgroup swap room) */
 	uint64_t sys_mem_min; /* the system's MemAvailable line at the last sample */
 	bool psi_fallback_logged;
+	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
+	int zram_fds[4];
+	size_t n_zram;
+	uint64_t swaps_due_us;
+	bool swaps_logged;
 
 	struct domain **domains; /* [0] is the system domain */
 	size_t n_domains, cap_domains;
@@ -207,7 +221,6 @@ struct trigger_event {
 	bool max_changed;        /* memory.max changed: re-apply the guard band */
 	uint64_t kernel_kills;   /* kernel OOM kills seen since the last sample */
 	uint64_t oom_kill0;      /* oom_kill counter at detection (confirm's baseline) */
-	struct cgoom_psi_sample psi0; /* PSI full total at detection (confirm's baseline) */
 	struct trigger_sample s; /* the sample the triggers were checked on */
 };
 
@@ -236,12 +249,15 @@ int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret);
 /* Re-reads memory.current/max/high/events into *ret. -ENODEV etc. when
  * the cgroup is gone. */
 int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret);
-/* The unreclaimable bytes of d now (memory.stat, swap room). */
-int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret);
+/* d's memory.stat now, into s: the unreclaimable sum (with the swap
+ * room), the reclaim counters, the swap used and room. */
+int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s);
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret);
 int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 		    struct cgoom_psi_sample *ret);
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret);
+/* /proc/vmstat's reclaim counters (oom_kill among them). */
+int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret);
 /* One sample of the system / a cgroup domain: fills *ret. */
 void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret);
 void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
@@ -259,6 +275,22 @@ bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t
 void trigger_why(const struct daemon *dm, const struct trigger_event *ev, char *buf, size_t cap);
 /* The trigger's numbers as JSON members (its kind's fields hook). */
 void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
+
+/* ---- pressure.c (reads, never writes) ---- */
+
+/* The domain's PSI file parsed (some and full totals). */
+int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret);
+/* Feeds d's thrashing history with the sample's pressure when d is
+ * watched (pressure seen lately; a cgroup at its limit), reading what
+ * that needs (/proc/vmstat or memory.stat, swap, zram), and judges it
+ * into s->thrash. psi: the PSI file as read for this sample (NULL: not
+ * read); reclaim: /proc/vmstat's counters if this sample read them. */
+void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s);
+void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);
+/* Whether the system domain is watched at `now` after seeing psi. */
+bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
+void pressure_free(struct daemon *dm);
 
 /* ---- standby.c ---- */
 

@@ -63,7 +63,7 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 	return r;
 }
 
-int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
+int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
 {
 	size_t len;
 	struct cgoom_unreclaim u;
@@ -72,9 +72,10 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 		r = cgoom_parse_unreclaim(dm->buf, len, &u);
 	if (r < 0)
 		return r;
+	s->reclaim_valid = cgoom_parse_reclaim(dm->buf, len, &s->reclaim) == 0;
 	/* swap room: what the cgroup may still swap, within what the
 	 * system has free (0 without swap: nothing to read) */
-	uint64_t room = 0, smax, scur;
+	uint64_t room = 0, smax, scur = 0;
 	if (dm->swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
 	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0 &&
 	    daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0) {
@@ -82,7 +83,10 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 		if (room > dm->swap_free)
 			room = dm->swap_free;
 	}
-	*ret = cgoom_unreclaimable(&u, room);
+	s->swap_used = scur;
+	s->swap_room = room;
+	s->unreclaim_valid = true;
+	s->unreclaimable = cgoom_unreclaimable(&u, room);
 	return 0;
 }
 
@@ -119,34 +123,25 @@ int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 	return 0;
 }
 
-static bool psi_polled(struct daemon *dm, struct domain *d, uint64_t now, uint64_t *ret_stall)
+/* The polled PSI full trigger (where the kernel's cannot be armed): the
+ * stall since the previous read, scaled to one window, over psi_full. */
+static bool psi_polled(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		       uint64_t now, uint64_t *ret_stall)
 {
-	if (d->psi_trigger || d->psi_fd < 0)
+	if (d->psi_trigger || !psi || !psi->full.present)
 		return false;
-	struct cgoom_psi_sample s;
-	if (domain_psi_read(dm, d, now, &s) < 0)
-		return false;
+	struct cgoom_psi_sample s = { .total_us = psi->full.total_us, .at_us = now, .valid = true };
 	bool over = cgoom_psi_over(&d->psi_last, &s, dm->cfg.psi_full_stall_us,
 				   dm->cfg.psi_full_window_us, ret_stall);
 	d->psi_last = s;
 	return over;
 }
 
-/* A system PSI stall while a cgroup domain sits at its own limit is that
- * domain's stall (memory.high throttling and memcg reclaim count in the
- * root's PSI): the domain's own trigger acts, not the system's. */
-static bool stall_owned(struct daemon *dm)
+int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 {
-	for (size_t i = 1; i < dm->n_domains; i++) {
-		struct domain *c = dm->domains[i];
-		struct cgoom_cgroup_sample s;
-		if (!c->dead && domain_sample(dm, c, &s) == 0 && cgoom_cgroup_at_limit(&s, &c->params)) {
-			log_debug("system memory stall while %s is at its limit: left to that domain",
-				  c->path);
-			return true;
-		}
-	}
-	return false;
+	size_t len;
+	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	return r < 0 ? r : cgoom_parse_reclaim(dm->buf, len, ret);
 }
 
 /* The system's levels now: MemTotal, MemAvailable and SwapFree against
@@ -174,36 +169,43 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	bool low = lv->mem_low && lv->swap_low;
 	dm->swap_free = lv->swap_total ? lv->swap_free : 0;
 	dm->sys_mem_min = lv->mem_min;
-	psi_fired = psi_polled(dm, d, now, &s->psi_stall_us) || psi_fired;
+	/* PSI: one small read per sample; pressure seen makes the system
+	 * watched (pressure.c) */
+	struct cgoom_pressure psi;
+	bool psi_ok = domain_pressure(dm, d, &psi) == 0;
+	bool watched = pressure_watch(d, psi_ok ? &psi : NULL, now);
+	psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
-	 * meminfo: read it with every sample only near the line or on a
-	 * trigger (where it is the baseline of the confirming re-check),
-	 * otherwise once a second, which is soon enough to report a kernel
-	 * OOM kill made far from the system's line (a cgroup limit's). */
-	uint64_t v;
-	bool near = low || psi_fired || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
+	 * meminfo: read it with every sample only near the line, on a
+	 * trigger (where it is the baseline of the confirming re-check) or
+	 * while the system is watched for thrashing, otherwise once a
+	 * second, which is soon enough to report a kernel OOM kill made far
+	 * from the system's line (a cgroup limit's). */
+	struct cgoom_reclaim rc;
+	bool have_rc = false;
+	bool near = low || psi_fired || watched || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
 	if (dm->vmstat_fd >= 0 && (near || !dm->vmstat_ok || now >= dm->vmstat_due_us) &&
-	    system_vmstat_oom_kill(dm, &v) == 0) {
-		if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
-			ret->kernel_kills = v - dm->vmstat_oom_kill;
-		dm->vmstat_oom_kill = v;
-		dm->vmstat_ok = true;
+	    system_vmstat(dm, &rc) == 0) {
+		have_rc = true;
+		if (rc.present & CGOOM_RECLAIM_OOM_KILL) {
+			if (dm->vmstat_ok && rc.oom_kill > dm->vmstat_oom_kill)
+				ret->kernel_kills = rc.oom_kill - dm->vmstat_oom_kill;
+			dm->vmstat_oom_kill = rc.oom_kill;
+			dm->vmstat_ok = true;
+		}
 		dm->vmstat_due_us = now + VMSTAT_IDLE_US;
 	}
 	ret->oom_kill0 = dm->vmstat_oom_kill;
-	ret->psi0 = d->psi_last;
 	s->kill_active = kl_active(&d->kill.lc);
 	s->psi_fired = psi_fired;
-	if (!low && psi_fired && !s->kill_active) {
-		s->stall_owned = stall_owned(dm);
-		struct cgoom_psi_sample p0 = { 0 };
-		if (!s->stall_owned && domain_psi_read(dm, d, now, &p0) == 0)
-			ret->psi0 = p0;
-	}
-	s->psi = ret->psi0;
+	if (psi_ok && psi.full.present)
+		s->psi = (struct cgoom_psi_sample){ .total_us = psi.full.total_us, .at_us = now, .valid = true };
+	pressure_system(dm, d, psi_ok ? &psi : NULL, have_rc ? &rc : NULL, s);
 	ret->kind = trigger_check_all(d, s, &dm->cfg);
-	/* the level is the memory in use */
-	cgoom_rate_update(&d->rate_level, above(s->mem_total, lv->mem_available), now);
+	/* the level is the memory in use, swapped out included (footprints
+	 * count swap: a ranking can change while RAM in use stays flat) */
+	uint64_t level = above(s->mem_total, lv->mem_available) + above(lv->swap_total, lv->swap_free);
+	cgoom_rate_update(&d->rate_level, level, now);
 	struct trigger_pace pace;
 	trigger_pace_all(d, s, &dm->cfg, &pace);
 	ret->next_us = pace.next_us;
@@ -220,12 +222,8 @@ static int read_cgroup(struct daemon *dm, struct domain *d, struct trigger_sampl
 	int r = domain_sample(dm, d, &s->cg);
 	if (r < 0)
 		return r;
-	uint64_t u;
-	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s->cg, &d->params) &&
-	    domain_unreclaimable(dm, d, &u) == 0) {
-		s->cg.unreclaim_valid = true;
-		s->cg.unreclaimable = u;
-	}
+	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s->cg, &d->params))
+		(void)domain_memstat(dm, d, &s->cg); /* unreadable: the limit backstop only */
 	return 0;
 }
 
@@ -258,9 +256,11 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 		ret->kernel_kills = n;
 	d->kernel_last = cg->ev;
 	ret->oom_kill0 = cg->ev.oom_kill;
-	s->psi_fired = psi_polled(dm, d, now, &s->psi_stall_us) || psi_fired;
-	ret->psi0 = d->psi_last;
-	s->psi = d->psi_last;
+	struct cgoom_pressure psi;
+	bool psi_ok = !d->psi_trigger && domain_pressure(dm, d, &psi) == 0;
+	s->psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
+	if (psi_ok && psi.full.present)
+		s->psi = (struct cgoom_psi_sample){ .total_us = psi.full.total_us, .at_us = now, .valid = true };
 	cgoom_rate_update(&d->rate_level, cg->current, now);
 	if (cg->unreclaim_valid) {
 		cgoom_rate_update(&d->rate_unrecl, cg->unreclaimable, now);
@@ -269,6 +269,7 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 		d->rate_unrecl.bytes_per_s = 0;
 	}
 	s->kill_active = kl_active(&d->kill.lc);
+	pressure_cgroup(dm, d, s);
 	ret->kind = detect_cgroup_check(d, s, &dm->cfg);
 	d->sample = *cg;
 	d->sample_ok = true;
@@ -301,6 +302,8 @@ bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t
 			return false;
 		if (fresh.cg.ev.oom_kill > ev->oom_kill0)
 			*ret_kernel = fresh.cg.ev.oom_kill - ev->oom_kill0;
+		if (d->psi_fd >= 0 && domain_psi_read(dm, d, fresh.at_us, &fresh.psi) < 0)
+			fresh.psi.valid = false;
 	}
 	return trigger_confirm_kind(d, ev, &fresh, &dm->cfg);
 }

@@ -473,6 +473,7 @@ static void domain_free(struct daemon *dm, struct domain *d)
 {
 	domain_close(dm, d);
 	kill_state_clear(dm, d);
+	free(d->thrash);
 	free(d->path);
 	free(d);
 }

@@ -312,6 +312,7 @@ static void daemon_free(struct daemon *dm)
 {
 	standby_wait(dm);
 	domains_free(dm); /* restores memory.high */
+	pressure_free(dm);
 	free(dm->inflight);
 	metrics_free(dm);
 	events_close(dm);

@@ -5,6 +5,7 @@
  * (src/daemon/trigger-NAME.c defining trigger_NAME) does not link.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "cgoom/explain.h"
 
@@ -108,4 +109,53 @@ void trigger_fields_cgroup(const struct trigger_event *ev, struct cgoom_strbuf *
 			    (unsigned long long)s->ev.high, (unsigned long long)s->ev.max,
 			    (unsigned long long)s->ev.oom, (unsigned long long)s->ev.oom_kill,
 			    (unsigned long long)ev->s.psi_stall_us);
+}
+
+void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *f)
+{
+	const struct cgoom_thrash_facts *t = &ev->s.thrash;
+	cgoom_strbuf_printf(f, ", \"full_share\": %u.%02u, \"some_share\": %u.%02u, "
+			       "\"full_share_2s\": %u.%02u, \"thrashing_ms\": %llu, "
+			       "\"refault_pages_per_s\": %llu, \"swap_used\": %llu, "
+			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_trend_ms\": %llu, "
+			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
+			       "\"zram_limit\": %llu",
+			    t->full_share / 100, t->full_share % 100, t->some_share / 100,
+			    t->some_share % 100, t->full_share_2s / 100, t->full_share_2s % 100,
+			    (unsigned long long)(t->thrashing_us / 1000),
+			    (unsigned long long)t->refault_rate, (unsigned long long)t->swap_used,
+			    (unsigned long long)t->swap_total, (unsigned long long)t->swap_rate,
+			    (unsigned long long)(t->trend_us / 1000),
+			    t->eta_us == UINT64_MAX ? -1LL : (long long)(t->eta_us / 1000),
+			    (unsigned long long)t->zram_orig, (unsigned long long)t->zram_used,
+			    (unsigned long long)t->zram_limit);
+}
+
+int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap)
+{
+	char u[32], tot[32], r[32], zo[32], zu[32], zl[32];
+	unsigned pct = t->swap_total ? (unsigned)(t->swap_used * 100 / t->swap_total) : 0;
+	int n = snprintf(buf, cap, "swap %u%% used (%s of %s)", pct, trigger_size(t->swap_used, u, sizeof(u)),
+			 trigger_size(t->swap_total, tot, sizeof(tot)));
+	if (n > 0 && (size_t)n < cap && t->swap_rate > 0 && t->trend_us > 0)
+		n += snprintf(buf + n, cap - (size_t)n, " and filling at %s/s for %llu s: full in %llu.%llu s",
+			      trigger_size(t->swap_rate, r, sizeof(r)),
+			      (unsigned long long)(t->trend_us / 1000000),
+			      (unsigned long long)(t->eta_us / 1000000),
+			      (unsigned long long)(t->eta_us / 100000 % 10));
+	if (n > 0 && (size_t)n < cap && t->zram_used > 0)
+		n += snprintf(buf + n, cap - (size_t)n, " (zram: %s stored in %s of RAM%s%s)",
+			      trigger_size(t->zram_orig, zo, sizeof(zo)),
+			      trigger_size(t->zram_used, zu, sizeof(zu)),
+			      t->zram_limit ? ", limit " : "",
+			      t->zram_limit ? trigger_size(t->zram_limit, zl, sizeof(zl)) : "");
+	return n;
+}
+
+void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_params *ret)
+{
+	cgoom_thrash_params_default(ret);
+	/* psi_full (STALL/WINDOW) is what counts as a memory stall */
+	if (cfg->psi_full_window_us > 0)
+		ret->full_min = (uint32_t)(cfg->psi_full_stall_us * 10000 / cfg->psi_full_window_us);
 }

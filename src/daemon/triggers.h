@@ -23,6 +23,7 @@
 
 #include "cgoom/config.h"
 #include "cgoom/strbuf.h"
+#include "cgoom/thrash.h"
 #include "cgoom/trigger.h"
 
 struct domain;
@@ -41,11 +42,14 @@ struct trigger_sample {
 	 * stall (psi_stall_us, scaled to one window) crossed psi_full */
 	bool psi_fired;
 	uint64_t psi_stall_us;
-	struct cgoom_psi_sample psi; /* the "full" total at this sample (read when needed) */
+	struct cgoom_psi_sample psi; /* the "full" total at this sample (when read) */
 	/* the system domain */
 	uint64_t mem_total;
 	struct cgoom_system_levels lv;
-	bool stall_owned;       /* a cgroup domain at its limit owns the system's stall */
+	/* thrashing and swap (both classes; pressure.c): whether the domain
+	 * is watched, and what its history says */
+	bool watched;
+	struct cgoom_thrash_facts thrash;
 	/* cgroup domains */
 	struct cgoom_cgroup_sample cg;
 	struct cgoom_memevents prev_ev; /* memory.events at the previous check */
@@ -105,6 +109,14 @@ void trigger_pace_none(const struct domain *d, const struct trigger_sample *s,
 void trigger_fields_system(const struct trigger_event *ev, struct cgoom_strbuf *f);
 void trigger_fields_cgroup(const struct trigger_event *ev, struct cgoom_strbuf *f);
 const char *trigger_size(uint64_t v, char *buf, size_t cap);
+/* The thrashing history's facts as JSON members, after a ", ". */
+void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *f);
+/* "swap 88% used (900 MiB of 1.0 GiB) and filling at 40 MiB/s for 12 s:
+ * full in 3 s" (with zram's RAM use when known); what snprintf returns. */
+int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap);
+
+/* The thrashing history's parameters from the config (cgoom/thrash.h). */
+void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_params *ret);
 
 /* The table, indexed by kind (NONE: NULL). */
 extern const struct trigger_ops *const trigger_table[CGOOM_TRIGGER_N_];

@@ -29,7 +29,8 @@ static void test_names(void)
 {
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_NONE), "none");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MEMORY), "memory");
-	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_PSI), "psi");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_SWAP), "swap");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_THRASH), "thrash");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MAX), "max");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_HIGH), "high");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_UNRECLAIMABLE), "unreclaimable");
