@@ -47,9 +47,9 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 	(void)cfg;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
 	int n = snprintf(buf, cap, "%s", ev->d->system ? "" : "the cgroup's ");
-	if (n > 0 && (size_t)n < cap)
+	if (n >= 0 && (size_t)n < cap)
 		n += trigger_swap_words(t, buf + n, cap - (size_t)n);
-	if (n > 0 && (size_t)n < cap)
+	if (n >= 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "; memory some stall %u.%u%%, full %u.%u%%",
 			 t->some_share / 100, t->some_share / 10 % 10, t->full_share / 100,
 			 t->full_share / 10 % 10);

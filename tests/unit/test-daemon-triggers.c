@@ -6,6 +6,7 @@
  * check, the table in order, an earlier kind preempting later ones).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon-internal.h"
@@ -294,6 +295,122 @@ static void test_cgroup_confirm(void)
 	CHECK(!confirm(CGOOM_TRIGGER_HIGH, &h, &g));
 }
 
+/* ---- thrash and swap, on both classes ---- */
+
+static struct trigger_sample system_sample(uint64_t avail_mib, bool watched)
+{
+	struct trigger_sample s = { .at_us = 1000000, .watched = watched, .mem_total = 1536 * MiB };
+	struct cgoom_meminfo mi = { .mem_total = 1536 * MiB, .mem_available = avail_mib * MiB,
+				    .swap_total = 1 * GiB, .swap_free = 400 * MiB,
+				    .present = CGOOM_MEMINFO_MEM_TOTAL | CGOOM_MEMINFO_MEM_AVAILABLE |
+					       CGOOM_MEMINFO_SWAP_TOTAL | CGOOM_MEMINFO_SWAP_FREE };
+	cgoom_system_low(&mi, &cfg.mem_available_min, &cfg.swap_free_min, &s.lv);
+	s.psi = (struct cgoom_psi_sample){ .total_us = 5000000, .at_us = 1000000, .valid = true };
+	return s;
+}
+
+static void test_thrash_system(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct trigger_sample s = system_sample(20, true);
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	s.thrash.thrashing = true;
+	s.thrash.thrashing_us = 2500000;
+	s.thrash.full_share_2s = 3412;
+	s.thrash.refault_rate = 5000;
+	s.thrash.mem_available = 20 * MiB;
+	s.thrash.mem_total = 1536 * MiB;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_THRASH);
+	/* a domain not watched (no pressure seen lately) never fires on an
+	 * old history */
+	s.watched = false;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	s.watched = true;
+	/* the memory line, when crossed too, names the trigger */
+	struct trigger_sample low = system_sample(20, true);
+	low.lv.swap_low = true;
+	low.thrash = s.thrash;
+	CHECK_EQ_INT(trigger_check_all(&d, &low, &cfg), CGOOM_TRIGGER_MEMORY);
+
+	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_THRASH, .s = s };
+	char why[512];
+	trigger_table[CGOOM_TRIGGER_THRASH]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "thrashing for 2.5 s") != NULL);
+	CHECK(strstr(why, "full stall 34.1%") != NULL);
+	CHECK(strstr(why, "MemAvailable 20.0 MiB") != NULL);
+
+	/* confirm: still short and still stalling */
+	struct trigger_sample fresh = system_sample(25, false);
+	fresh.psi.total_us = 5100000;
+	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* the stall stopped (a kill elsewhere, or it recovered): stand down */
+	fresh.psi.total_us = 5000000;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* memory came back */
+	fresh = system_sample(700, false);
+	fresh.psi.total_us = 5100000;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+}
+
+static void test_thrash_cgroup(void)
+{
+	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	struct trigger_sample s = { .at_us = 1000000, .watched = true,
+				    .cg = cg(495 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	s.psi = (struct cgoom_psi_sample){ .total_us = 7000, .valid = true };
+	s.thrash.thrashing = true;
+	CHECK_EQ_INT(detect_cgroup_check(&d, &s, &cfg), CGOOM_TRIGGER_THRASH);
+	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_THRASH, .s = s };
+	struct trigger_sample fresh = { .cg = cg(496 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	fresh.psi = (struct cgoom_psi_sample){ .total_us = 9000, .valid = true };
+	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* the cgroup left its limit */
+	fresh.cg.current = 300 * MiB;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* the limit's own backstop wins the name when reclaim fails too */
+	struct trigger_sample m = s;
+	m.cg.ev.oom = 1;
+	CHECK_EQ_INT(detect_cgroup_check(&d, &m, &cfg), CGOOM_TRIGGER_MAX);
+}
+
+static void test_swap_both_classes(void)
+{
+	struct domain sys = { .system = true, .path = (char *)"/" };
+	struct trigger_sample s = system_sample(20, true);
+	s.thrash = (struct cgoom_thrash_facts){ .exhausting = true, .swap_total = 1 * GiB,
+						.swap_used = 900 * MiB, .swap_rate = 40 * MiB,
+						.trend_us = 12000000, .eta_us = 3100000,
+						.some_share = 2500, .full_share = 1200,
+						.zram_orig = 900 * MiB, .zram_used = 450 * MiB };
+	CHECK_EQ_INT(trigger_check_all(&sys, &s, &cfg), CGOOM_TRIGGER_SWAP);
+	struct trigger_event ev = { .d = &sys, .kind = CGOOM_TRIGGER_SWAP, .s = s };
+	char why[512];
+	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "swap 87% used (900.0 MiB of 1.0 GiB) and filling at 40.0 MiB/s for 12 s: "
+			  "full in 3.1 s") != NULL);
+	CHECK(strstr(why, "zram: 900.0 MiB stored in 450.0 MiB of RAM") != NULL);
+	CHECK(strstr(why, "some stall 25.0%") != NULL);
+	struct cgoom_strbuf f = { 0 };
+	trigger_table[CGOOM_TRIGGER_SWAP]->fields(&ev, &f);
+	CHECK(f.buf && strstr(f.buf, "\"swap_full_in_ms\": 3100") && strstr(f.buf, "\"mem_available\""));
+	cgoom_strbuf_free(&f);
+	/* swap given back since (a kill): stand down; still there: confirm */
+	struct trigger_sample fresh = system_sample(20, false);
+	fresh.lv.swap_free = 1 * GiB - 600 * MiB;
+	CHECK(!trigger_confirm_kind(&sys, &ev, &fresh, &cfg));
+	fresh.lv.swap_free = 1 * GiB - 905 * MiB;
+	CHECK(trigger_confirm_kind(&sys, &ev, &fresh, &cfg));
+
+	struct domain c = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	struct trigger_sample cs = { .at_us = 1000000, .watched = true,
+				     .cg = cg(495 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	cs.thrash = s.thrash;
+	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_SWAP);
+	/* while a victim is dying, nothing fires */
+	cs.kill_active = true;
+	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_NONE);
+}
+
 int main(void)
 {
 	cgoom_config_init(&cfg);
@@ -301,6 +418,9 @@ int main(void)
 		TAP(test_table_complete),
 		TAP(test_confirm_none_stands_down),
 		TAP(test_pace_guard_band),
+		TAP(test_thrash_system),
+		TAP(test_thrash_cgroup),
+		TAP(test_swap_both_classes),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
