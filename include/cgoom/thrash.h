@@ -80,15 +80,16 @@ struct cgoom_thrash_params {
 	uint64_t refault_min;
 	uint64_t sustain_us;
 	uint32_t mem_short;
-	/* swap heading for exhaustion: swap in use has grown without a
-	 * break for `trend` (at least trend_min_us), under pressure (some
-	 * stall of at least some_min per 10000 in the newest window), and at
-	 * its recent rate fills what is left within trend x eta_share / 100,
-	 * and within eta_max_us */
+	/* swap filling under a stall: swap in use has grown (at least
+	 * 1 MiB/s) in windows that each had a full stall of full_min, without
+	 * a break, for `trend` (at least trend_min_us), and either at its
+	 * recent rate fills what is left within trend x eta_share / 100 (and
+	 * within eta_max_us), or has gone on for fill_max_us: longer than a
+	 * burst that swaps out an idle job stalls */
 	uint64_t trend_min_us;
 	uint32_t eta_share;
 	uint64_t eta_max_us;
-	uint32_t some_min;
+	uint64_t fill_max_us;
 };
 
 /* The defaults (doc/triggers.md says how they were calibrated). */
@@ -104,7 +105,7 @@ struct cgoom_thrash_facts {
 	uint64_t thrashing_us;   /* how long the thrashing condition has held */
 	uint64_t swap_total, swap_used;
 	uint64_t swap_rate;      /* bytes/s, recent growth of swap in use (0: not growing) */
-	uint64_t trend_us;       /* how long swap in use has grown without a break */
+	uint64_t trend_us;       /* how long swap has filled under a stall without a break */
 	uint64_t eta_us;         /* time to fill the swap at swap_rate (UINT64_MAX: never) */
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;

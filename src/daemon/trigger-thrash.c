@@ -12,6 +12,7 @@
  * needing its pages back), nor does a short one.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon-internal.h"
 #include "triggers.h"
@@ -59,8 +60,10 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			 trigger_size(t->refault_rate * 4096, r, sizeof(r)),
 			 ev->d->system ? "MemAvailable" : "memory.max - memory.current",
 			 trigger_size(t->mem_available, a, sizeof(a)), trigger_size(t->mem_total, b, sizeof(b)));
-	if (n > 0 && (size_t)n < cap && t->swap_total > 0)
-		trigger_swap_words(t, buf + n, cap - (size_t)n);
+	if (n > 0 && (size_t)n + 2 < cap && t->swap_total > 0) {
+		memcpy(buf + n, "; ", 3);
+		trigger_swap_words(t, buf + n + 2, cap - (size_t)n - 2);
+	}
 }
 
 static void fields(const struct trigger_event *ev, struct cgoom_strbuf *f)

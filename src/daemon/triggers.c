@@ -138,9 +138,11 @@ int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap
 	int n = snprintf(buf, cap, "swap %u%% used (%s of %s)", pct, trigger_size(t->swap_used, u, sizeof(u)),
 			 trigger_size(t->swap_total, tot, sizeof(tot)));
 	if (n > 0 && (size_t)n < cap && t->swap_rate > 0 && t->trend_us > 0)
-		n += snprintf(buf + n, cap - (size_t)n, " and filling at %s/s for %llu s: full in %llu.%llu s",
+		n += snprintf(buf + n, cap - (size_t)n,
+			      " and filling at %s/s under a memory stall for %llu.%llu s: full in %llu.%llu s",
 			      trigger_size(t->swap_rate, r, sizeof(r)),
 			      (unsigned long long)(t->trend_us / 1000000),
+			      (unsigned long long)(t->trend_us / 100000 % 10),
 			      (unsigned long long)(t->eta_us / 1000000),
 			      (unsigned long long)(t->eta_us / 100000 % 10));
 	if (n > 0 && (size_t)n < cap && t->zram_used > 0)

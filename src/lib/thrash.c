@@ -23,9 +23,9 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 		.sustain_us = 2000000,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,
-		.eta_share = 75,
+		.eta_share = 100,
 		.eta_max_us = 60000000,
-		.some_min = 500,
+		.fill_max_us = 10000000,
 	};
 }
 
@@ -140,11 +140,13 @@ static uint64_t per_s(uint64_t n, uint64_t dt_us)
 	return n > UINT64_MAX / 1000000ULL ? n / dt_us * 1000000ULL : n * 1000000ULL / dt_us;
 }
 
-/* The pages needed back in w: refaults of working-set pages where the
- * kernel tells them apart, else every refault; swap-ins when more. */
+/* The pages needed back in w: refaults (pages evicted and faulted in
+ * again, anon and file), or swap-ins when more. Not only the refaults the
+ * kernel counts as activations: with the multi-generational LRU (and for
+ * anon whose working set no longer fits) it activates none. */
 static uint64_t needed_back(const struct cgoom_thrash_window *w)
 {
-	return w->swapins > w->activations ? w->swapins : w->activations;
+	return w->swapins > w->refaults ? w->swapins : w->refaults;
 }
 
 static bool thrashing_window(const struct cgoom_thrash_window *w, const struct cgoom_thrash_params *p)
@@ -209,9 +211,10 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->full_share_2s = share(full2, dt2);
 	ret->thrashing = ret->thrashing_us >= p->sustain_us;
 
-	/* the trend: walking back, each window's swap in use below the next
-	 * one's by at least TREND_RATE_MIN over the next one's length (one
-	 * window short of it is forgiven inside a run: swap-out comes in
+	/* the run: walking back, windows where swap in use grew by at least
+	 * TREND_RATE_MIN (over the newer window's length: the growth shows
+	 * at the window's end) under a stall of at least full_min; one
+	 * window short of either is forgiven inside a run (swap-out comes in
 	 * batches) */
 	uint64_t rate_from = w0->swap_used, rate_dt = 0, run_us = 0;
 	unsigned misses = 0;
@@ -220,10 +223,12 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, i);
 		uint64_t want = TREND_RATE_MIN / 1000 * (newer->dt_us / 1000);
 		bool grew = newer->swap_used >= w->swap_used && newer->swap_used - w->swap_used >= want;
-		if (!grew && (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used))
+		bool stalled = newer->psi_valid && share(newer->full_us, newer->dt_us) >= p->full_min;
+		if (!(grew && stalled) &&
+		    (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used))
 			break;
 		run_us += newer->dt_us;
-		if (grew) {
+		if (grew && stalled) {
 			ret->trend_us = run_us;
 			if (rate_dt < RATE_SPAN_US) {
 				rate_dt = run_us;
@@ -243,6 +248,6 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	}
 	uint64_t allowed = ret->trend_us / 100 * p->eta_share;
 	ret->exhausting = w0->swap_total > 0 && ret->trend_us >= p->trend_min_us &&
-			  ret->some_share >= p->some_min && ret->eta_us <= allowed &&
-			  ret->eta_us <= p->eta_max_us;
+			  ((ret->eta_us <= allowed && ret->eta_us <= p->eta_max_us) ||
+			   ret->trend_us >= p->fill_max_us);
 }

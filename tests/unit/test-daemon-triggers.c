@@ -386,8 +386,8 @@ static void test_swap_both_classes(void)
 	struct trigger_event ev = { .d = &sys, .kind = CGOOM_TRIGGER_SWAP, .s = s };
 	char why[512];
 	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
-	CHECK(strstr(why, "swap 87% used (900.0 MiB of 1.0 GiB) and filling at 40.0 MiB/s for 12 s: "
-			  "full in 3.1 s") != NULL);
+	CHECK(strstr(why, "swap 87% used (900.0 MiB of 1.0 GiB) and filling at 40.0 MiB/s under a memory "
+			  "stall for 12.0 s: full in 3.1 s") != NULL);
 	CHECK(strstr(why, "zram: 900.0 MiB stored in 450.0 MiB of RAM") != NULL);
 	CHECK(strstr(why, "some stall 25.0%") != NULL);
 	struct cgoom_strbuf f = { 0 };

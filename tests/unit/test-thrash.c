@@ -147,9 +147,9 @@ static void test_thrashing_broken_by_recovery(void)
 
 static void test_leak_fills_swap(void)
 {
-	/* a leak at 40 MiB/s once RAM is full: swap fills without a break;
-	 * it fires with about 3/7 of the swap phase left (eta <= 3/4 x
-	 * trend), well before swap is full */
+	/* a leak at 40 MiB/s once RAM is full: swap fills under a stall
+	 * without a break; it fires once that has gone on for fill_max (10 s),
+	 * longer than a burst stalls, with 60% of the swap still free */
 	struct sim m;
 	sim_init(&m);
 	m.p.mem_available = 30 * MiB;
@@ -163,11 +163,26 @@ static void test_leak_fills_swap(void)
 			break;
 	}
 	CHECK(f.exhausting);
-	/* 1 GiB at 40 MiB/s is 25.6 s: fires near 14.6 s in, 11 s before full */
-	CHECK(t >= 13 * SEC && t <= 16 * SEC);
-	CHECK(f.eta_us >= 9 * SEC && f.eta_us <= 13 * SEC);
+	CHECK(t >= 10 * SEC && t <= 11 * SEC);
+	CHECK(f.trend_us >= 10 * SEC);
+	CHECK(f.eta_us >= 14 * SEC && f.eta_us <= 17 * SEC);
 	CHECK(f.swap_rate >= 38 * MiB && f.swap_rate <= 42 * MiB);
-	CHECK(f.swap_used < f.swap_total * 2 / 3);
+	CHECK(f.swap_used < f.swap_total / 2);
+}
+
+static void test_fill_without_stall_breaks_the_run(void)
+{
+	/* swap keeps filling, but a second without a stall ends the run:
+	 * what is left of it is short */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	sim_run(&m, 8 * SEC, 100 * MS, 300, 150, 0, 0, 20 * (int64_t)MiB);
+	sim_run(&m, 1 * SEC, 100 * MS, 10, 0, 0, 0, 20 * (int64_t)MiB);
+	sim_run(&m, 4 * SEC, 100 * MS, 300, 150, 0, 0, 20 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(f.trend_us >= 3 * SEC && f.trend_us <= 5 * SEC);
+	CHECK(!f.exhausting);
 }
 
 static void test_fast_leak_fills_swap(void)
@@ -184,9 +199,11 @@ static void test_fast_leak_fills_swap(void)
 		if (f.exhausting)
 			break;
 	}
-	/* 1 GiB at 200 MiB/s: 5.1 s; at least the 2 s trend, fires by 3.5 s */
+	/* 1 GiB at 200 MiB/s: 5.1 s; it fires once no more than the time it
+	 * has already filled is left (eta <= trend), near 2.6 s */
 	CHECK(f.exhausting);
-	CHECK(t >= 2 * SEC && t <= 3500 * MS);
+	CHECK(t >= 2400 * MS && t <= 3000 * MS);
+	CHECK(f.eta_us <= f.trend_us);
 }
 
 static void test_burst_that_stops_is_not_exhaustion(void)
@@ -210,12 +227,12 @@ static void test_burst_that_stops_is_not_exhaustion(void)
 static void test_exhaustion_needs_pressure(void)
 {
 	/* swap filling with no stall at all (cold pages paged out at
-	 * leisure): not a reason to kill */
+	 * leisure): no run, not a reason to kill */
 	struct sim m;
 	sim_init(&m);
 	sim_run(&m, 20 * SEC, 100 * MS, 0, 0, 0, 0, 40 * (int64_t)MiB);
 	struct cgoom_thrash_facts f = judge(&m);
-	CHECK(f.trend_us > 10 * SEC);
+	CHECK_EQ_U64(f.trend_us, 0);
 	CHECK(!f.exhausting);
 }
 
@@ -246,6 +263,7 @@ int main(void)
 		TAP(test_thrashing_needs_short_memory),
 		TAP(test_thrashing_broken_by_recovery),
 		TAP(test_leak_fills_swap),
+		TAP(test_fill_without_stall_breaks_the_run),
 		TAP(test_fast_leak_fills_swap),
 		TAP(test_burst_that_stops_is_not_exhaustion),
 		TAP(test_exhaustion_needs_pressure),
