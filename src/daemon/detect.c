@@ -45,22 +45,35 @@ int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret)
 	return r < 0 ? r : cgoom_parse_limit(dm->buf, len, ret);
 }
 
-int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret)
+/* domain_sample(), and on failure the file that failed in *ret_file. */
+static int sample_files(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret,
+			const char **ret_file)
 {
 	struct cgoom_cgroup_sample s = { .high = UINT64_MAX };
 	size_t len;
+	*ret_file = "memory.current";
 	int r = daemon_reread_u64(dm, d->current_fd, &s.current);
-	if (r == 0)
+	if (r == 0) {
+		*ret_file = "memory.max";
 		r = daemon_reread_limit(dm, d->max_fd, &s.max);
+	}
 	if (r == 0 && d->high_fd >= 0 && daemon_reread_limit(dm, d->high_fd, &s.high) < 0)
 		s.high = UINT64_MAX;
-	if (r == 0)
+	if (r == 0) {
+		*ret_file = "memory.events";
 		r = cgfs_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
+	}
 	if (r == 0)
 		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
 	if (r == 0)
 		*ret = s;
 	return r;
+}
+
+int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret)
+{
+	const char *file;
+	return sample_files(dm, d, ret, &file);
 }
 
 int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
@@ -217,9 +230,10 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 
 /* A cgroup domain's numbers now, memory.stat's unreclaimable sum
  * included while memory.current is within the margin. */
-static int read_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s)
+static int read_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s,
+		       const char **ret_file)
 {
-	int r = domain_sample(dm, d, &s->cg);
+	int r = sample_files(dm, d, &s->cg, ret_file);
 	if (r < 0)
 		return r;
 	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s->cg, &d->params))
@@ -244,7 +258,8 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	s->at_us = now;
 	if (d->dead)
 		return;
-	int r = read_cgroup(dm, d, s);
+	int r = read_cgroup(dm, d, s, &d->sample_err_file);
+	d->sample_err = r < 0 ? r : 0;
 	if (r < 0) {
 		ret->gone = r == -ENODEV || r == -ENOENT || r == -ESTALE;
 		return;
@@ -298,7 +313,8 @@ bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t
 		if (d->psi_fd >= 0 && domain_psi_read(dm, d, fresh.at_us, &fresh.psi) < 0)
 			fresh.psi.valid = false;
 	} else {
-		if (d->dead || read_cgroup(dm, d, &fresh) < 0)
+		const char *file;
+		if (d->dead || read_cgroup(dm, d, &fresh, &file) < 0)
 			return false;
 		if (fresh.cg.ev.oom_kill > ev->oom_kill0)
 			*ret_kernel = fresh.cg.ev.oom_kill - ev->oom_kill0;
