@@ -81,7 +81,8 @@ struct cgoom_thrash_params {
 	uint64_t sustain_us;
 	uint32_t mem_short;
 	/* swap filling under a stall: swap in use has grown (at least
-	 * 1 MiB/s) in windows that each had a full stall of full_min, without
+	 * 1 MiB/s) in windows that each had a full stall of full_min while
+	 * memory was short (mem_short), without
 	 * a break, for `trend` (at least trend_min_us), and either at its
 	 * recent rate fills what is left within trend x eta_share / 100 (and
 	 * within eta_max_us), or has gone on for fill_max_us: longer than a

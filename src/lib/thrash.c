@@ -149,6 +149,14 @@ static uint64_t needed_back(const struct cgoom_thrash_window *w)
 	return w->swapins > w->refaults ? w->swapins : w->refaults;
 }
 
+/* Memory is short in w: what is available under mem_short of the total
+ * (a cgroup's swap filling while the machine has plenty is that cgroup's
+ * business, not the system's). */
+static bool short_of(const struct cgoom_thrash_window *w, const struct cgoom_thrash_params *p)
+{
+	return w->mem_total > 0 && share(w->mem_available, w->mem_total) < p->mem_short;
+}
+
 static bool thrashing_window(const struct cgoom_thrash_window *w, const struct cgoom_thrash_params *p)
 {
 	if (!w->psi_valid || !w->reclaim_valid || w->dt_us == 0)
@@ -157,7 +165,7 @@ static bool thrashing_window(const struct cgoom_thrash_window *w, const struct c
 		return false;
 	if (per_s(needed_back(w), w->dt_us) < p->refault_min)
 		return false;
-	return w->mem_total > 0 && share(w->mem_available, w->mem_total) < p->mem_short;
+	return short_of(w, p);
 }
 
 /* What swap can still take: what is free, and for zram with a limit, what
@@ -213,7 +221,8 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 
 	/* the run: walking back, windows where swap in use grew by at least
 	 * TREND_RATE_MIN (over the newer window's length: the growth shows
-	 * at the window's end) under a stall of at least full_min; one
+	 * at the window's end) under a stall of at least full_min while
+	 * memory was short; one
 	 * window short of either is forgiven inside a run (swap-out comes in
 	 * batches) */
 	uint64_t rate_from = w0->swap_used, rate_dt = 0, run_us = 0;
@@ -223,7 +232,8 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, i);
 		uint64_t want = TREND_RATE_MIN / 1000 * (newer->dt_us / 1000);
 		bool grew = newer->swap_used >= w->swap_used && newer->swap_used - w->swap_used >= want;
-		bool stalled = newer->psi_valid && share(newer->full_us, newer->dt_us) >= p->full_min;
+		bool stalled = newer->psi_valid && share(newer->full_us, newer->dt_us) >= p->full_min &&
+			       short_of(newer, p);
 		if (!(grew && stalled) &&
 		    (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used))
 			break;

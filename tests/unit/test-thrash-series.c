@@ -137,6 +137,13 @@ static void check_series(const char *name, enum expect e)
 SERIES_TEST(test_bed_leak40_zram, "bed-leak40-zram.txt", LEAK)
 SERIES_TEST(test_bed_burst_zram, "bed-burst-zram.txt", HEALTHY)
 SERIES_TEST(test_bed_thrash_zram, "bed-thrash-zram.txt", THRASH)
+/* a nominal 200 MiB/s leak, slowed to 5-25 MiB/s by the loaded host */
+SERIES_TEST(test_bed_leak200_zram, "bed-leak200-zram.txt", LEAK)
+/* a 20 MiB/s leak in a cgroup with memory.max 500M and swap room: the
+ * cgroup's domain fires (its memory.pressure, memory.stat, swap), the
+ * system's does not (the machine has plenty: the cgroup's business) */
+SERIES_TEST(test_bed_cgleak_zram_cgroup, "bed-cgleak-zram-cgroup.txt", LEAK)
+SERIES_TEST(test_bed_cgleak_zram_system, "bed-cgleak-zram-system.txt", HEALTHY)
 
 int main(int argc, char **argv)
 {
@@ -145,6 +152,9 @@ int main(int argc, char **argv)
 		TAP(test_bed_leak40_zram),
 		TAP(test_bed_burst_zram),
 		TAP(test_bed_thrash_zram),
+		TAP(test_bed_leak200_zram),
+		TAP(test_bed_cgleak_zram_cgroup),
+		TAP(test_bed_cgleak_zram_system),
 		{ 0 },
 	});
 }

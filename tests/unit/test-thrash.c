@@ -224,6 +224,20 @@ static void test_burst_that_stops_is_not_exhaustion(void)
 	CHECK_EQ_U64(judge(&m).trend_us, 0);
 }
 
+static void test_fill_needs_short_memory(void)
+{
+	/* a cgroup swapping at its own limit fills the system's swap, with
+	 * a stall, while the machine has plenty: the cgroup's domain acts,
+	 * not the system's */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 900 * MiB;
+	sim_run(&m, 15 * SEC, 100 * MS, 600, 500, 0, 0, 20 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.trend_us, 0);
+	CHECK(!f.exhausting);
+}
+
 static void test_exhaustion_needs_pressure(void)
 {
 	/* swap filling with no stall at all (cold pages paged out at
@@ -266,6 +280,7 @@ int main(void)
 		TAP(test_fill_without_stall_breaks_the_run),
 		TAP(test_fast_leak_fills_swap),
 		TAP(test_burst_that_stops_is_not_exhaustion),
+		TAP(test_fill_needs_short_memory),
 		TAP(test_exhaustion_needs_pressure),
 		TAP(test_zram_limit_shortens_eta),
 		{ 0 },

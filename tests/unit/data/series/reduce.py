@@ -9,7 +9,13 @@ tests/unit/test-thrash-series.c:
        ALLOCSTALLS MEMTOTAL_KB MEMAVAILABLE_KB SWAPTOTAL_KB SWAPFREE_KB
        ZRAM_ORIG ZRAM_USED ZRAM_LIMIT
 
-usage: reduce.py SERIES[.gz] [--every MS] > NAME.txt"""
+usage: reduce.py SERIES[.gz] [--every MS] [--cgroup PATH --max BYTES] > NAME.txt
+
+With --cgroup, the numbers are the cgroup's, as the daemon reads a cgroup
+domain: PSI from its memory.pressure, the counters from its memory.stat
+(no swap-ins there: 0), MEMTOTAL its memory.max, MEMAVAILABLE max -
+memory.current, SWAPTOTAL its swap in use plus what the system still has
+free, SWAPFREE that (memory.swap.max is taken as max)."""
 import gzip, sys
 
 def blocks(path):
@@ -50,18 +56,33 @@ def psi(lines):
                 if k == 'total': d[p[0]] = int(v)
     return d
 
+def arg(name, default=None):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
 def main():
     path = sys.argv[1]
-    every = int(sys.argv[sys.argv.index('--every') + 1]) if '--every' in sys.argv else 100
+    every = int(arg('--every', 100))
+    cg = arg('--cgroup')
+    cgmax = int(arg('--max', 0))
     print(f"# reduced from {path.split('/')[-1]} by tests/unit/data/series/reduce.py, every {every} ms")
     last = None
     for b, marks in blocks(path):
         for t, m in marks: print(f"# mark {t} {m}")
         if last is not None and b['t'] - last < every: continue
         mi, vm, ps = kv(b.get('/proc/meminfo')), kv(b.get('/proc/vmstat')), psi(b.get('/proc/pressure/memory'))
-        if 'MemTotal' not in mi or 'some' not in ps or 'full' not in ps: continue
+        if 'MemTotal' not in mi: continue
         z = (b.get('/sys/block/zram0/mm_stat') or [''])[0].split()
         zo, zu, zl = (int(z[0]), int(z[2]), int(z[3])) if len(z) >= 4 else (0, 0, 0)
+        if cg:
+            cur = kv(['v ' + l for l in b.get(cg + '/memory.current') or []]).get('v')
+            sw = kv(['v ' + l for l in b.get(cg + '/memory.swap.current') or []]).get('v', 0)
+            ps, vm = psi(b.get(cg + '/memory.pressure')), kv(b.get(cg + '/memory.stat'))
+            if cur is None: continue
+            free_kb = mi.get('SwapFree', 0)
+            mi = {'MemTotal': cgmax >> 10, 'MemAvailable': max(cgmax - cur, 0) >> 10,
+                  'SwapTotal': (sw >> 10) + free_kb, 'SwapFree': free_kb}
+            zo = zu = zl = 0
+        if 'some' not in ps or 'full' not in ps: continue
         ref = vm.get('workingset_refault_anon', 0) + vm.get('workingset_refault_file', 0) or vm.get('workingset_refault', 0)
         act = vm.get('workingset_activate_anon', 0) + vm.get('workingset_activate_file', 0) or vm.get('workingset_activate', 0)
         stl = sum(vm.get(k, 0) for k in ('pgsteal_kswapd', 'pgsteal_direct', 'pgsteal_khugepaged'))
