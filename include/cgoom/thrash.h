@@ -41,7 +41,7 @@ struct cgoom_pressure_point {
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
-#define CGOOM_THRASH_WINDOWS 40 /* 20 s of history */
+#define CGOOM_THRASH_WINDOWS 124 /* 62 s of history: swap_stall_max and thrash_for go to 60 s */
 
 struct cgoom_thrash_window {
 	uint64_t end_us, dt_us;
@@ -73,9 +73,9 @@ const struct cgoom_thrash_window *cgoom_thrash_window(const struct cgoom_thrash_
 
 struct cgoom_thrash_params {
 	/* thrashing: every window of the last `sustain_us` had a full stall
-	 * of at least full_min (per 10000 of its length) and refaults or
-	 * swap-ins of at least refault_min pages per second, while memory
-	 * was short: available under mem_short (per 10000 of mem_total) */
+	 * of at least full_min (per 10000 of its length) while memory was
+	 * short (available under mem_short per 10000 of mem_total), and over
+	 * them refaults or swap-ins came at refault_min pages per second */
 	uint32_t full_min;
 	uint64_t refault_min;
 	uint64_t sustain_us;
@@ -102,8 +102,9 @@ struct cgoom_thrash_facts {
 	uint64_t span_us;        /* history covered */
 	uint32_t full_share, some_share; /* over the newest window */
 	uint32_t full_share_2s;  /* over the last ~2 s */
-	uint64_t refault_rate;   /* pages/s, newest window (refaults + swap-ins) */
-	uint64_t thrashing_us;   /* how long the thrashing condition has held */
+	uint64_t refault_rate;   /* pages/s needed back (refaults, or swap-ins), newest window */
+	uint64_t thrashing_us;   /* how long memory has been short under a stall */
+	uint64_t refault_rate_run; /* pages/s needed back over the newest sustain_us of that */
 	uint64_t swap_total, swap_used;
 	uint64_t swap_rate;      /* bytes/s, recent growth of swap in use (0: not growing) */
 	uint64_t trend_us;       /* how long swap has filled under a stall without a break */

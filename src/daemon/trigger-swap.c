@@ -6,10 +6,11 @@
  * without a break, for at least 2 s (the run), and either at its recent
  * rate the swap left (for zram with a limit: what its remaining RAM holds
  * at its compression ratio) fills within the run's age, or the run has
- * lasted `swap_fill_max` (10 s): longer than a burst that swaps out an
- * idle job stalls (measured: 5.5 s at 60-80% in the test bed). A leak is
- * so ended with most of its swap still free, whatever its rate; a burst
- * that stops, or swap filling with no stall, is not.
+ * lasted `swap_stall_max` (20 s): longer than a burst that swaps out an
+ * idle job stalls (measured in the test bed: 5.5 s with zram, 11 s with a
+ * swap file, at 40-80% full). A leak is so ended with about half of its
+ * swap still free, whatever its rate; a burst that stops before half the
+ * swap is used, or swap filling with no stall, is not.
  */
 #include <stdio.h>
 

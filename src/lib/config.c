@@ -125,7 +125,7 @@ void cgoom_config_init(struct cgoom_config *c)
 		.guard_band = 0,
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,
-		.swap_stall_max_us = 10 * USEC_PER_SEC,
+		.swap_stall_max_us = 20 * USEC_PER_SEC,
 		.thrash_for_us = 2 * USEC_PER_SEC,
 		.thrash_refaults = 10ULL << 20,
 	};

@@ -25,7 +25,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 		.trend_min_us = 2000000,
 		.eta_share = 100,
 		.eta_max_us = 60000000,
-		.fill_max_us = 10000000,
+		.fill_max_us = 20000000,
 	};
 }
 
@@ -157,15 +157,13 @@ static bool short_of(const struct cgoom_thrash_window *w, const struct cgoom_thr
 	return w->mem_total > 0 && share(w->mem_available, w->mem_total) < p->mem_short;
 }
 
-static bool thrashing_window(const struct cgoom_thrash_window *w, const struct cgoom_thrash_params *p)
+/* A window of thrashing's stall: every task waiting on memory at least
+ * full_min of the time while memory was short (refaults are judged over
+ * the run: they come in bursts). */
+static bool stalled_window(const struct cgoom_thrash_window *w, const struct cgoom_thrash_params *p)
 {
-	if (!w->psi_valid || !w->reclaim_valid || w->dt_us == 0)
-		return false;
-	if (share(w->full_us, w->dt_us) < p->full_min)
-		return false;
-	if (per_s(needed_back(w), w->dt_us) < p->refault_min)
-		return false;
-	return short_of(w, p);
+	return w->psi_valid && w->reclaim_valid && w->dt_us > 0 &&
+	       share(w->full_us, w->dt_us) >= p->full_min && short_of(w, p);
 }
 
 /* What swap can still take: what is free, and for zram with a limit, what
@@ -202,8 +200,11 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->zram_used = w0->zram_used;
 	ret->zram_limit = w0->zram_limit;
 
-	uint64_t full2 = 0, dt2 = 0;
-	bool thrash_run = true;
+	/* thrashing: a run of stalled windows (newest back) at least
+	 * sustain_us long, with pages needed back at refault_min on average
+	 * over its newest sustain_us */
+	uint64_t full2 = 0, dt2 = 0, back = 0, back_dt = 0;
+	bool run = true;
 	for (size_t i = 0; i < st->n; i++) {
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, i);
 		ret->span_us += w->dt_us;
@@ -211,20 +212,25 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 			full2 += w->full_us;
 			dt2 += w->dt_us;
 		}
-		if (thrash_run && thrashing_window(w, p))
+		if (run && stalled_window(w, p)) {
 			ret->thrashing_us += w->dt_us;
-		else
-			thrash_run = false;
+			if (back_dt < p->sustain_us) {
+				back = sat_add(back, needed_back(w));
+				back_dt += w->dt_us;
+			}
+		} else {
+			run = false;
+		}
 	}
 	ret->full_share_2s = share(full2, dt2);
-	ret->thrashing = ret->thrashing_us >= p->sustain_us;
+	ret->refault_rate_run = per_s(back, back_dt);
+	ret->thrashing = ret->thrashing_us >= p->sustain_us && ret->refault_rate_run >= p->refault_min;
 
 	/* the run: walking back, windows where swap in use grew by at least
 	 * TREND_RATE_MIN (over the newer window's length: the growth shows
 	 * at the window's end) under a stall of at least full_min while
-	 * memory was short; one
-	 * window short of either is forgiven inside a run (swap-out comes in
-	 * batches) */
+	 * memory was short; a window short of it is forgiven inside a run,
+	 * two in a row end it (swap-out comes in batches) */
 	uint64_t rate_from = w0->swap_used, rate_dt = 0, run_us = 0;
 	unsigned misses = 0;
 	const struct cgoom_thrash_window *newer = w0;
@@ -234,8 +240,9 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 		bool grew = newer->swap_used >= w->swap_used && newer->swap_used - w->swap_used >= want;
 		bool stalled = newer->psi_valid && share(newer->full_us, newer->dt_us) >= p->full_min &&
 			       short_of(newer, p);
-		if (!(grew && stalled) &&
-		    (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used))
+		if (grew && stalled)
+			misses = 0;
+		else if (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used)
 			break;
 		run_us += newer->dt_us;
 		if (grew && stalled) {

@@ -170,7 +170,7 @@ static void test_thrash_keys(void)
 	struct cgoom_config_error e;
 	/* the defaults (SPEC 6, doc/triggers.md) */
 	CHECK_EQ_INT(parse("", &c, &e), 0);
-	CHECK_EQ_U64(c.swap_stall_max_us, 10 * SEC);
+	CHECK_EQ_U64(c.swap_stall_max_us, 20 * SEC);
 	CHECK_EQ_U64(c.thrash_for_us, 2 * SEC);
 	CHECK_EQ_U64(c.thrash_refaults, 10 * MiB);
 	cgoom_config_free(&c);

@@ -318,6 +318,7 @@ static void test_thrash_system(void)
 	s.thrash.thrashing_us = 2500000;
 	s.thrash.full_share_2s = 3412;
 	s.thrash.refault_rate = 5000;
+	s.thrash.refault_rate_run = 5000;
 	s.thrash.mem_available = 20 * MiB;
 	s.thrash.mem_total = 1536 * MiB;
 	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_THRASH);
@@ -335,8 +336,8 @@ static void test_thrash_system(void)
 	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_THRASH, .s = s };
 	char why[512];
 	trigger_table[CGOOM_TRIGGER_THRASH]->why(&ev, &cfg, why, sizeof(why));
-	CHECK(strstr(why, "thrashing for 2.5 s") != NULL);
-	CHECK(strstr(why, "full stall 34.1%") != NULL);
+	CHECK(strstr(why, "under a stall for 2.5 s") != NULL);
+	CHECK(strstr(why, "full 34.1% over the last 2 s") != NULL);
 	CHECK(strstr(why, "MemAvailable 20.0 MiB") != NULL);
 
 	/* confirm: still short and still stalling */

@@ -117,7 +117,8 @@ static void test_stall_without_refaults_is_no_thrashing(void)
 	sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 100, 50, 100 * (int64_t)MiB);
 	struct cgoom_thrash_facts f = judge(&m);
 	CHECK(!f.thrashing);
-	CHECK_EQ_U64(f.thrashing_us, 0);
+	CHECK_EQ_U64(f.thrashing_us, 5 * SEC); /* short under a stall, all along */
+	CHECK(f.refault_rate_run < m.params.refault_min);
 }
 
 static void test_thrashing_needs_short_memory(void)
@@ -148,8 +149,8 @@ static void test_thrashing_broken_by_recovery(void)
 static void test_leak_fills_swap(void)
 {
 	/* a leak at 40 MiB/s once RAM is full: swap fills under a stall
-	 * without a break; it fires once that has gone on for fill_max (10 s),
-	 * longer than a burst stalls, with 60% of the swap still free */
+	 * without a break; it fires once no more than the time it has been
+	 * filling is left (half of the swap), 12.8 s into 25.6 s */
 	struct sim m;
 	sim_init(&m);
 	m.p.mem_available = 30 * MiB;
@@ -163,11 +164,29 @@ static void test_leak_fills_swap(void)
 			break;
 	}
 	CHECK(f.exhausting);
-	CHECK(t >= 10 * SEC && t <= 11 * SEC);
-	CHECK(f.trend_us >= 10 * SEC);
-	CHECK(f.eta_us >= 14 * SEC && f.eta_us <= 17 * SEC);
+	CHECK(t >= 12 * SEC && t <= 14 * SEC);
+	CHECK(f.eta_us <= f.trend_us);
 	CHECK(f.swap_rate >= 38 * MiB && f.swap_rate <= 42 * MiB);
-	CHECK(f.swap_used < f.swap_total / 2);
+	CHECK(f.swap_used >= f.swap_total * 45 / 100 && f.swap_used <= f.swap_total * 55 / 100);
+}
+
+static void test_slow_leak_stall_max(void)
+{
+	/* a slow leak (5 MiB/s into 1 GiB: 200 s to fill) under a stall:
+	 * swap_stall_max (20 s) ends it long before half the swap is used */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	uint64_t t = 0;
+	struct cgoom_thrash_facts f = { 0 };
+	while (t < 60 * SEC && !f.exhausting) {
+		sim_run(&m, 100 * MS, 100 * MS, 300, 150, 0, 0, 5 * (int64_t)MiB);
+		t += 100 * MS;
+		f = judge(&m);
+	}
+	CHECK(f.exhausting);
+	CHECK(t >= 20 * SEC && t <= 21 * SEC);
+	CHECK(f.eta_us > f.trend_us);
 }
 
 static void test_fill_without_stall_breaks_the_run(void)
@@ -277,6 +296,7 @@ int main(void)
 		TAP(test_thrashing_needs_short_memory),
 		TAP(test_thrashing_broken_by_recovery),
 		TAP(test_leak_fills_swap),
+		TAP(test_slow_leak_stall_max),
 		TAP(test_fill_without_stall_breaks_the_run),
 		TAP(test_fast_leak_fills_swap),
 		TAP(test_burst_that_stops_is_not_exhaustion),
