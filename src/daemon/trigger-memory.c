@@ -65,8 +65,12 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	/* a system snapshot is the costliest (every process): the system
 	 * keeps a standby only within its line's own size of it, so bursty
 	 * system-wide growth does not keep the one preparation thread busy
-	 * while a cgroup domain races its limit */
-	acc->approach = acc->approach || headroom <= lv->mem_min;
+	 * while a cgroup domain races its limit; with swap, both lines must
+	 * be that near (MemAvailable sits near 0 all the while swap fills,
+	 * and a snapshot of every process taken again and again under that
+	 * pressure is work the machine cannot spare: issue 19) */
+	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min;
+	acc->approach = acc->approach || (headroom <= lv->mem_min && swap_near);
 }
 
 TRIGGER_DEFINE(memory, MEMORY, TRIGGER_SYSTEM, check, confirm, why, trigger_fields_system, pace);

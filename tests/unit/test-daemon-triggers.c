@@ -412,6 +412,26 @@ static void test_swap_both_classes(void)
 	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_NONE);
 }
 
+static void test_memory_pace_with_swap(void)
+{
+	/* MemAvailable near 0 while swap is mostly free (it fills): not near
+	 * the memory line, no standby of every process kept meanwhile */
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct trigger_sample s = system_sample(20, false);
+	struct trigger_pace pace;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(!pace.approach);
+	/* both lines near: keep it ready */
+	s.lv.swap_free = 150 * MiB;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(pace.approach);
+	/* without swap, MemAvailable alone */
+	struct trigger_sample n = system_sample(100, false);
+	n.lv.swap_total = n.lv.swap_free = 0;
+	trigger_pace_all(&d, &n, &cfg, &pace);
+	CHECK(pace.approach);
+}
+
 int main(void)
 {
 	cgoom_config_init(&cfg);
@@ -422,6 +442,7 @@ int main(void)
 		TAP(test_thrash_system),
 		TAP(test_thrash_cgroup),
 		TAP(test_swap_both_classes),
+		TAP(test_memory_pace_with_swap),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
