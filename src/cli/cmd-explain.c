@@ -42,7 +42,9 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 		return -domain;
 	int r = cgoom_select_lazy(c->rd, &c->snap, &c->settings, domain, d);
 	if (r < 0) {
-		log_error("selecting in %s: %s", c->snap.cgroups[domain].path, strerror(-r));
+		const char *where = cgoom_reader_error_where();
+		log_error("selecting in %s: %s", c->snap.cgroups[domain].path,
+			  where[0] ? where : strerror(-r));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

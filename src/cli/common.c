@@ -40,7 +40,9 @@ static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 	r = lazy ? cgoom_snapshot_read_lazy(&c->roots, &c->snap, &c->rd)
 		 : cgoom_snapshot_read(&c->roots, &c->snap);
 	if (r < 0) {
-		log_error("reading %s and %s: %s", o->cgroup_root, o->proc_root, strerror(-r));
+		const char *where = cgoom_reader_error_where();
+		log_error("reading %s and %s: %s", o->cgroup_root, o->proc_root,
+			  where[0] ? where : strerror(-r));
 		return EXIT_RUNTIME;
 	}
 	c->have_snap = true;

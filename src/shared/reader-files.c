@@ -61,8 +61,8 @@ void rd_note(struct reader *rd, const char *path, const char *file, const char *
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	r = cgoom_snapshot_note(rd->s, "%s: %s", lb, msg);
-	if (r < 0 && !rd->err)
-		rd->err = r;
+	if (r < 0)
+		rd_fail(rd, path, file, -r);
 }
 
 bool rd_pid_seen(const struct reader *rd, int pid)
@@ -78,18 +78,46 @@ void rd_pid_mark(struct reader *rd, int pid, bool on)
 		rd->seen[pid / 8] &= (uint8_t) ~(1u << (pid % 8));
 }
 
-/* Records errno e of the cgroup being read: true when it is one that
- * is not noted (ENOENT: absent or gone, decided later; ENODEV: gone;
- * ENOMEM: fatal). */
-bool rd_cg_errno(struct reader *rd, struct stage *st, int e)
+/* Where the last read on this thread stopped (rd_fail). */
+static _Thread_local char error_where[512];
+
+const char *cgoom_reader_error_where(void)
+{
+	return error_where;
+}
+
+void rd_error_where_reset(void)
+{
+	error_where[0] = '\0';
+}
+
+bool rd_fatal_errno(int e)
+{
+	return e == ENOMEM || e == EMFILE || e == ENFILE;
+}
+
+void rd_fail(struct reader *rd, const char *path, const char *file, int e)
+{
+	if (rd->err)
+		return;
+	rd->err = -e;
+	snprintf(error_where, sizeof error_where, "%s%s%s: %s",
+		 file && path && !strcmp(path, "/") ? "" : path ? path : "", file ? "/" : "",
+		 file ? file : "", strerror(e));
+}
+
+/* Records errno e of file `file` (NULL: the directory) of the cgroup
+ * being read: true when it is one that is not noted (ENOENT: absent or
+ * gone, decided later; ENODEV: gone; out of memory or fds: fatal). */
+bool rd_cg_errno(struct reader *rd, struct stage *st, const char *file, int e)
 {
 	if (e == ENOENT)
 		st->saw_enoent = true;
 	else if (e == ENODEV)
 		st->gone = true;
-	else if (e == ENOMEM)
-		rd->err = -ENOMEM;
-	return e == ENOENT || e == ENODEV || e == ENOMEM;
+	else if (rd_fatal_errno(e))
+		rd_fail(rd, st->path, file, e);
+	return e == ENOENT || e == ENODEV || rd_fatal_errno(e);
 }
 
 /* Reads one file of the cgroup; failures other than rd_cg_errno()'s are
@@ -99,7 +127,7 @@ int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbu
 {
 	int r = cgfs_read_at(b, st->fd, file, max);
 
-	if (r >= 0 || rd_cg_errno(rd, st, -r))
+	if (r >= 0 || rd_cg_errno(rd, st, file, -r))
 		return r;
 	if (r == -EFBIG)
 		rd_note(rd, st->path, file, "larger than %zu bytes, refused", max);
@@ -181,7 +209,7 @@ static void read_xattr(struct reader *rd, struct stage *st, const char *name,
 		if (errno == ERANGE)
 			rd_note(rd, st->path, NULL, "xattr %s: longer than %zu bytes, ignored", name,
 			     sizeof v);
-		else if (errno != ENODATA && errno != ENOTSUP && !rd_cg_errno(rd, st, errno))
+		else if (errno != ENODATA && errno != ENOTSUP && !rd_cg_errno(rd, st, NULL, errno))
 			rd_note(rd, st->path, NULL, "xattr %s: %s", name, strerror(errno));
 		return;
 	}
@@ -270,7 +298,7 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 	while ((n = cgoom_parse_pids(rd->procs.p, rd->procs.len, rd->pids, rd->cap_pids)) >= 0 &&
 	       (size_t)n > rd->cap_pids)
 		if (cgfs_grow(&rd->pids, &rd->cap_pids, (size_t)n, sizeof *rd->pids) < 0) {
-			rd->err = -ENOMEM;
+			rd_fail(rd, st->path, "cgroup.procs", ENOMEM);
 			return;
 		}
 	if (n < 0) {
@@ -353,8 +381,8 @@ out_close:
 	close(fd);
 out_fail:
 	snprintf(dir, sizeof dir, "/proc/%d", pid);
-	if (r == -ENOMEM)
-		rd->err = r;
+	if (rd_fatal_errno(-r))
+		rd_fail(rd, dir, file, -r);
 	else if (r == -ENOENT || r == -ESRCH)
 		rd_note(rd, dir, file, "gone, process skipped");
 	else if (r == -EBADMSG)
@@ -370,7 +398,7 @@ void rd_stage_processes(struct reader *rd, int cgroup)
 {
 	rd->n_staged = 0;
 	if (cgfs_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged) < 0) {
-		rd->err = -ENOMEM;
+		rd_fail(rd, "/proc", NULL, ENOMEM);
 		return;
 	}
 	for (size_t i = 0; i < rd->n_pids && !rd->err; i++)
@@ -390,13 +418,17 @@ void rd_read_system(struct reader *rd)
 	r = cgfs_read_at(b, pfd, "meminfo", FILE_MAX);
 	if (r == 0 && (r = cgoom_parse_meminfo(b->p, b->len, &rd->s->meminfo)) < 0)
 		r = -EBADMSG;
-	if (r < 0)
+	if (rd_fatal_errno(-r))
+		rd_fail(rd, "/proc/meminfo", NULL, -r);
+	else if (r < 0)
 		rd_note(rd, "/proc/meminfo", NULL, "%s", r == -EBADMSG ? "malformed" : strerror(-r));
 	rd->s->meminfo_ok = r == 0;
 	r = cgfs_read_at(b, pfd, "net/sockstat", FILE_MAX);
 	if (r == 0 && (r = cgoom_parse_sockstat(b->p, b->len, &rd->s->sockstat)) < 0)
 		r = -EBADMSG;
-	if (r < 0)
+	if (rd_fatal_errno(-r))
+		rd_fail(rd, "/proc/net/sockstat", NULL, -r);
+	else if (r < 0)
 		rd_note(rd, "/proc/net/sockstat", NULL, "%s",
 		     r == -EBADMSG ? "malformed" : strerror(-r));
 	rd->s->sockstat_ok = r == 0;
@@ -460,7 +492,7 @@ void rd_commit(struct reader *rd, struct stage *st, int idx)
 		rd->staged[i].cgroup = idx;
 		r = cgoom_snapshot_add_process(rd->s, &rd->staged[i]);
 		if (r == -ENOMEM)
-			rd->err = r;
+			rd_fail(rd, st->path, NULL, ENOMEM);
 		else if (r < 0)
 			rd_note(rd, "/proc", NULL, "PID %d cannot be added (%s), skipped",
 				rd->staged[i].pid, strerror(-r));

@@ -66,7 +66,17 @@ void rd_note(struct reader *rd, const char *path, const char *file, const char *
 	__attribute__((format(printf, 4, 5)));
 bool rd_pid_seen(const struct reader *rd, int pid);
 void rd_pid_mark(struct reader *rd, int pid, bool on);
-bool rd_cg_errno(struct reader *rd, struct stage *st, int e);
+/* Whether errno e means the process (not the cgroup) ran out of a
+ * resource, memory or file descriptors: the read stops, since a snapshot
+ * missing what could not be opened would decide wrongly (a victim's
+ * cgroup or processes left out, a domain taken for no memcg). */
+bool rd_fatal_errno(int e);
+/* Stops the read with -e (the first such error wins) and records where
+ * it happened for cgoom_reader_error_where(). */
+void rd_fail(struct reader *rd, const char *path, const char *file, int e);
+bool rd_cg_errno(struct reader *rd, struct stage *st, const char *file, int e);
+/* Forgets the last read's rd_fail() place (a read or fill begins). */
+void rd_error_where_reset(void);
 enum num_kind { N_U64, N_LIMIT, N_BOOL01 };
 bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file, enum num_kind kind,
 		    uint64_t *ret);

@@ -94,8 +94,13 @@ int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *
 	 * user's (mkdir makes it the caller's), which makes it less trusted,
 	 * never more. */
 	/* swap is charged hierarchically: none in the parent, none here */
-	if (read_bound(st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
-		       &cur, &swc) < 0)
+	int r = read_bound(st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
+			   &cur, &swc);
+	if (rd_fatal_errno(-r)) {
+		rd_fail(rd, path, "memory.current", -r);
+		return rd->err;
+	}
+	if (r < 0)
 		return 0;
 	if (rd->cwd_at < 0 || rd->cwd_serial != st->serial) {
 		if (fchdir(st->fd) < 0)
@@ -112,8 +117,10 @@ int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *
 	    a.st_nlink != 2)
 		return 0;
 	idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
-	if (idx == -ENOMEM)
-		return rd->err = idx;
+	if (idx == -ENOMEM) {
+		rd_fail(rd, path, NULL, ENOMEM);
+		return rd->err;
+	}
 	if (idx < 0)
 		return 0;
 	struct cgoom_cgroup *c = &rd->s->cgroups[idx];
@@ -168,6 +175,10 @@ static void expand_one(struct reader *rd, int idx)
 
 	c->deferred = c->stat_deferred = false;
 	rd->n_pids = rd->n_staged = 0;
+	if (rd_fatal_errno(-r)) {
+		rd_fail(rd, c->path, NULL, -r);
+		goto out_empty;
+	}
 	if (r < 0) {
 		rd_note(rd, c->path, NULL, r == -ENOENT || r == -ENODEV
 						  ? "vanished during the walk, dropped"
@@ -215,6 +226,10 @@ static bool expand_stat_one(struct reader *rd, int idx)
 	if (cgfs_no_openat2())
 		goto read_whole;
 	fd = open_below(rd->roots->cgroup_fd, rel, "memory.stat");
+	if (rd_fatal_errno(-fd)) {
+		rd_fail(rd, c->path, "memory.stat", -fd);
+		return false;
+	}
 	if (fd < 0 || cgfs_read_fd(&rd->buf, fd, FILE_MAX) < 0 ||
 	    cgoom_parse_memstat(rd->buf.p, rd->buf.len, &ms) < 0)
 		goto read_whole;
@@ -242,6 +257,11 @@ static bool locate_one(struct reader *rd, int pid)
 	r = cgfs_read_at(&rd->buf, rd->roots->proc_fd, rel, FILE_MAX);
 	if (r == -ENOENT || r == -ESRCH)
 		return false;
+	if (rd_fatal_errno(-r)) {
+		snprintf(path, sizeof path, "/proc/%d", pid);
+		rd_fail(rd, path, "cgroup", -r);
+		return false;
+	}
 	if (r == 0 && cgoom_parse_pid_cgroup(rd->buf.p, rd->buf.len, path, sizeof path) == 0 &&
 	    (idx = cgoom_snapshot_find(rd->s, path)) >= 0) {
 		if (!rd->s->cgroups[idx].deferred)
@@ -261,6 +281,7 @@ int cgoom_reader_fill(struct cgoom_reader *h, struct cgoom_snapshot *s,
 	struct reader *rd = &h->rd;
 	bool refinalize = false;
 
+	rd_error_where_reset();
 	rd->s = s;
 	switch (plan->kind) {
 	case CGOOM_PLAN_STATS:
@@ -299,6 +320,7 @@ int cgoom_snapshot_expand(struct cgoom_reader *h, struct cgoom_snapshot *s, cons
 {
 	struct reader *rd = &h->rd;
 
+	rd_error_where_reset();
 	rd->s = s;
 	for (size_t i = 0; i < n && !rd->err; i++)
 		if (idx[i] > 0 && (size_t)idx[i] < s->n_cgroups && s->cgroups[idx[i]].deferred)

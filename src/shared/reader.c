@@ -86,9 +86,7 @@ static void list_children(struct reader *rd, struct stage *st)
 	struct list_ctx l = { .rd = rd, .st = st };
 	int r = cgfs_for_each_entry(st->fd, add_child, &l);
 
-	if (r == -ENOMEM)
-		rd->err = r;
-	else if (r < 0 && !rd->err && !rd_cg_errno(rd, st, -r))
+	if (r < 0 && !rd->err && !rd_cg_errno(rd, st, NULL, -r))
 		rd_note(rd, st->path, NULL, "cannot list: %s", strerror(-r));
 	if (st->n_children > 1)
 		qsort(st->children, st->n_children, sizeof *st->children, cmp_names);
@@ -157,7 +155,7 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 		}
 		cpath = rd_child_path(st->path, name);
 		if (!cpath) {
-			rd->err = -ENOMEM;
+			rd_fail(rd, st->path, NULL, ENOMEM);
 			return;
 		}
 		hook(CGOOM_READER_BEFORE_OPEN, cpath);
@@ -174,8 +172,8 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 			rd_note(rd, cpath, NULL, "vanished during the walk, dropped");
 		else if (e == ELOOP || e == ENOTDIR)
 			rd_note(rd, cpath, NULL, "not a directory (a symlink?), not followed");
-		else if (e == ENOMEM)
-			rd->err = -ENOMEM;
+		else if (rd_fatal_errno(e))
+			rd_fail(rd, cpath, NULL, e);
 		else
 			rd_note(rd, cpath, NULL, "%s, dropped", strerror(e));
 		free(cpath);
@@ -224,7 +222,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 		}
 		idx = cgoom_snapshot_add_cgroup(rd->s, parent, name);
 		if (idx == -ENOMEM)
-			rd->err = idx;
+			rd_fail(rd, path, NULL, ENOMEM);
 		if (idx < 0) {
 			rd_note(rd, path, NULL, "cannot be added (%s), dropped", strerror(-idx));
 			goto out_free;
@@ -246,10 +244,14 @@ static int read_into(struct reader *rd, struct cgoom_snapshot *ret)
 
 	if (!r || r->cgroup_fd < 0 || r->proc_fd < 0)
 		return -EBADF;
+	rd_error_where_reset();
 	/* The one hard failure: the cgroup root cannot be listed. */
 	fd = openat(r->cgroup_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		e = errno;
+		rd_fail(rd, "/", NULL, e);
+		return -e;
+	}
 	close(fd);
 	e = cgoom_snapshot_init(&s);
 	if (e < 0)

@@ -93,6 +93,14 @@ int cgoom_select_lazy(struct cgoom_reader *rd, struct cgoom_snapshot *s,
 		      const struct cgoom_settings *set, int domain, struct cgoom_decision *d);
 void cgoom_reader_free(struct cgoom_reader *rd); /* NULL-safe */
 
+/* Running out of memory or file descriptors (ENOMEM, EMFILE, ENFILE)
+ * stops a read or fill with that error instead of leaving out what could
+ * not be opened: such a snapshot could name the wrong victim. Where the
+ * last read, fill or expand on this thread stopped so, as "PATH[/FILE]:
+ * strerror" ("/a/b/cgroup.controllers: Too many open files",
+ * "/proc/123/stat: ..."); "" when it did not. */
+const char *cgoom_reader_error_where(void);
+
 /*
  * Details of cgoom_snapshot_read():
  *  - memory.* files are read only where cgroup.controllers lists memory
