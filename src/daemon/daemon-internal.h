@@ -10,6 +10,7 @@
  *   standby.c  the decision kept ready while a domain approaches its line
  *   lifecycle.c  the kill lifecycle's pure step function
  *   domains.c  discovery, per-domain fds, guard bands (memory.high writes)
+ *   fds.c      the fd budget: which domains keep their files open
  *   sysd.c     the systemd-oomd xattr protocol, systemd-oomd detection
  *   events.c   event log, metrics, pre-kill hook
  * Not a public API.
@@ -18,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cgoom/config.h"
 #include "cgoom/select.h"
@@ -30,6 +32,41 @@
 #include "reader.h"
 
 struct domain;
+
+/* ---- fds.c: the file-descriptor budget ----
+ *
+ * A cgroup domain keeps up to FDS_PER_DOMAIN files open (its directory,
+ * memory.events, .current, .max, .high, .stat, .swap.max,
+ * .swap.current, and memory.pressure twice: the PSI "full" and "some"
+ * triggers). FD_RESERVE more are always left free for what a decision
+ * and the loop open for a moment: the snapshot reader (a directory per
+ * level, 64 levels deep, plus a file and a process directory: 72), the
+ * discovery walk (two per level: 130), a standby's re-check files (the
+ * ranking's 2 x 33, the members' 2 x 64 + 16, the xattr directory:
+ * 211), a domain sampled without kept files (10), the event log,
+ * metrics and the pre-kill hook's pipe. A decision's pidfds (one per
+ * process it would signal, any number) are made room for when it is
+ * prepared, by closing the kept files of quiet domains, which are then
+ * polled: a decision never waits or fails for lack of an fd while any
+ * domain holds files it could do without. */
+#define FDS_PER_DOMAIN 10
+#define FD_RESERVE 512
+/* A standby's fds besides its pidfds (standby.c, standby-members.c). */
+#define FDS_STANDBY_EXTRA 211
+
+struct fd_budget {
+	uint64_t limit;   /* RLIMIT_NOFILE, soft, after raising it to the hard limit */
+	size_t fixed;     /* open before any cgroup domain (loop, system domain, log) */
+	size_t reserve;   /* left free: FD_RESERVE */
+	size_t kept;      /* held by cgroup domains' kept files */
+	size_t decisions; /* held by standby decisions and kills in flight */
+};
+/* Pure: whether `more` fds can be held on top of what b counts and
+ * still leave the reserve free. */
+bool fd_budget_fits(const struct fd_budget *b, size_t more);
+/* Pure: how many held fds must be released so that `more` fit (0: they
+ * fit already). */
+size_t fd_budget_shortfall(const struct fd_budget *b, size_t more);
 
 /* What an epoll event is about; epoll_event.data.ptr points at one. */
 enum watch_kind {
@@ -96,6 +133,8 @@ struct standby {
 	size_t cap_pid_buf;
 	uint64_t members_due_us; /* the next members re-check on the way */
 	bool ready;                   /* a victim with at least one verified target */
+	size_t n_fds;                 /* fds it holds, counted in *fd_count (fd budget) */
+	size_t *fd_count;
 };
 
 /* A kill in flight in one domain: never a second victim while it lasts. */
@@ -117,6 +156,19 @@ struct domain {
 	int events_fd, current_fd, max_fd, high_fd, stat_fd;
 	int swap_max_fd, swap_current_fd;
 	int psi_fd, psi_some_fd;
+	/* the fd budget (fds.c): a cgroup domain keeps its files open
+	 * between samples when the budget allows (kept); otherwise they are
+	 * opened for each sample and closed after it (polled) */
+	bool files_open; /* the fds above are open now */
+	bool kept;       /* ... and stay open between samples */
+	size_t n_fds;    /* how many of them are open */
+	dev_t dev;       /* the directory's identity: a polled domain's */
+	ino_t ino;       /* reopened path must still be the same cgroup */
+	bool approach;   /* the last sample asked for a standby decision */
+	int sample_err;  /* detect.c: the last sample's failed read (-errno), or 0 */
+	const char *sample_err_file; /* ... and its file */
+	int read_err;    /* run.c: the failed read last reported, or 0 */
+	const char *read_file;
 	bool psi_trigger; /* a kernel PSI trigger is armed on psi_fd; else polled */
 	struct cgoom_psi_sample psi_last;
 	struct watch w_events, w_psi, w_psi_some;
@@ -180,6 +232,14 @@ struct daemon {
 	int *inflight;
 	size_t cap_inflight;
 
+	/* discovery (domains.c): what the last walks could not read */
+	size_t walk_fails, walk_fails_last;
+	char walk_first[320], walk_first_last[320];
+
+	struct fd_budget fds;
+	struct cgoom_strbuf polled_news; /* domains polled since the last warning (JSON list) */
+	size_t n_polled_news;
+
 	/* events.c */
 	int event_fd;
 	struct metric_row *rows;
@@ -225,9 +285,39 @@ void domains_free(struct daemon *dm);
 /* Closes d's fds (restoring memory.high if it still can) and marks it
  * dead; freed by domains_reap(). */
 void domain_close(struct daemon *dm, struct domain *d);
+/* Opens d's files (a polled domain before a sample): with keep, they
+ * stay open and its memory.events and PSI triggers are watched.
+ * -ESTALE when the path now names another cgroup, -ENOENT etc. when it
+ * is gone. A domain whose files are open transiently is kept with keep. */
+int domain_files_open(struct daemon *dm, struct domain *d, bool keep);
+/* Closes d's files (the domain stays; it is polled from now on). */
+void domain_files_close(struct daemon *dm, struct domain *d);
 /* Margin and guard band from the config; writes memory.high (the actor). */
 void guard_apply(struct daemon *dm, struct domain *d);
 struct domain *domains_find(struct daemon *dm, const char *path);
+
+/* ---- fds.c ---- */
+
+/* Raises RLIMIT_NOFILE's soft limit to the hard one and fills
+ * dm->fds.limit and .reserve (logged). */
+void fds_raise_limit(struct daemon *dm);
+/* Counts the fds open now as the budget's fixed part. */
+void fds_measure_fixed(struct daemon *dm);
+/* Makes room for `more` fds beyond the reserve by closing the kept
+ * files of quiet domains (no standby, no kill, not approaching their
+ * line), which are then polled; named in one warning. Returns whether
+ * they fit now. */
+bool fds_make_room(struct daemon *dm, size_t more);
+/* Lets polled domains keep their files again while the budget allows. */
+void fds_promote(struct daemon *dm);
+/* Logs (one warning, names and how many) and records (event
+ * "domains_polled") the domains that went polled since the last call. */
+void fds_report(struct daemon *dm);
+/* Notes that d went polled, for fds_report(). */
+void fds_note_polled(struct daemon *dm, const struct domain *d);
+/* Whether d needs its files between samples: near its line, a standby
+ * or a kill in flight. */
+bool domain_active(const struct domain *d);
 
 /* ---- detect.c (reads, never writes) ---- */
 

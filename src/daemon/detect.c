@@ -45,22 +45,35 @@ int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret)
 	return r < 0 ? r : cgoom_parse_limit(dm->buf, len, ret);
 }
 
-int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret)
+/* domain_sample(), and on failure the file that failed in *ret_file. */
+static int sample_files(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret,
+			const char **ret_file)
 {
 	struct cgoom_cgroup_sample s = { .high = UINT64_MAX };
 	size_t len;
+	*ret_file = "memory.current";
 	int r = daemon_reread_u64(dm, d->current_fd, &s.current);
-	if (r == 0)
+	if (r == 0) {
+		*ret_file = "memory.max";
 		r = daemon_reread_limit(dm, d->max_fd, &s.max);
+	}
 	if (r == 0 && d->high_fd >= 0 && daemon_reread_limit(dm, d->high_fd, &s.high) < 0)
 		s.high = UINT64_MAX;
-	if (r == 0)
+	if (r == 0) {
+		*ret_file = "memory.events";
 		r = cgfs_reread(d->events_fd, dm->buf, sizeof(dm->buf), &len);
+	}
 	if (r == 0)
 		r = cgoom_parse_memevents(dm->buf, len, &s.ev);
 	if (r == 0)
 		*ret = s;
 	return r;
+}
+
+int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret)
+{
+	const char *file;
+	return sample_files(dm, d, ret, &file);
 }
 
 int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
@@ -215,7 +228,8 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	if (d->dead)
 		return;
 	struct cgoom_cgroup_sample s;
-	int r = domain_sample(dm, d, &s);
+	int r = sample_files(dm, d, &s, &d->sample_err_file);
+	d->sample_err = r < 0 ? r : 0;
 	if (r < 0) {
 		ret->gone = r == -ENODEV || r == -ENOENT || r == -ESTALE;
 		return;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgoom/explain.h"
@@ -99,6 +100,10 @@ static void psi_open(struct daemon *dm, struct domain *d, int dirfd, const char 
 					    d->system ? "/" : d->path, relpath, strerror(e));
 				dm->psi_fallback_logged = true;
 			}
+		} else if (errno == EMFILE || errno == ENFILE) {
+			/* the fd budget should have kept this from happening: say so each time */
+			log_warning("%s: %s: %s; its PSI is not watched", d->path, relpath,
+				    strerror(errno));
 		} else if (!dm->psi_fallback_logged) {
 			log_warning("%s: %s unavailable (%s); PSI is polled where present",
 				    d->path, relpath, strerror(errno));
@@ -268,33 +273,44 @@ void domains_rearm_psi(struct daemon *dm)
 {
 	for (size_t i = 0; i < dm->n_domains; i++) {
 		struct domain *d = dm->domains[i];
-		if (d->dead || d->psi_fd < 0)
+		if (d->dead || d->psi_fd < 0 || (!d->system && !d->kept))
 			continue;
+		size_t before = (d->psi_fd >= 0) + (d->psi_some_fd >= 0);
 		close_fd(&d->psi_fd); /* closing drops it from the epoll set */
 		close_fd(&d->psi_some_fd);
-		if (d->system)
+		if (d->system) {
 			psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
-		else if (d->dirfd >= 0)
+		} else if (d->dirfd >= 0) {
 			psi_open(dm, d, d->dirfd, "memory.pressure");
+			size_t after = (d->psi_fd >= 0) + (d->psi_some_fd >= 0);
+			d->n_fds = d->n_fds - before + after;
+			dm->fds.kept = dm->fds.kept - before + after;
+		}
 	}
 }
 
 void domains_apply_config(struct daemon *dm)
 {
-	for (size_t i = 1; i < dm->n_domains; i++)
-		if (!dm->domains[i]->dead)
-			guard_apply(dm, dm->domains[i]);
+	for (size_t i = 1; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		if (d->dead)
+			continue;
+		/* a polled domain's files, for memory.high, for a moment */
+		bool opened = !d->files_open && domain_files_open(dm, d, false) == 0;
+		if (d->files_open)
+			guard_apply(dm, d);
+		if (opened)
+			domain_files_close(dm, d);
+	}
 }
 
 /* ---- cgroup domains ---- */
 
-void domain_close(struct daemon *dm, struct domain *d)
+/* ---- a cgroup domain's files ---- */
+
+/* Closes every file of d, kept or not, without touching the budget. */
+static void files_close_all(struct domain *d)
 {
-	if (d->dead)
-		return;
-	d->dead = true;
-	guard_restore(dm, d);
-	standby_drop(d);
 	close_fd(&d->events_fd); /* closing removes them from epoll */
 	close_fd(&d->psi_fd);
 	close_fd(&d->psi_some_fd);
@@ -307,6 +323,110 @@ void domain_close(struct daemon *dm, struct domain *d)
 	close_fd(&d->dirfd);
 }
 
+static size_t files_count(const struct domain *d)
+{
+	const int fds[] = { d->dirfd,	   d->events_fd,   d->current_fd,	 d->max_fd,
+			    d->high_fd,	   d->stat_fd,	   d->swap_max_fd, d->swap_current_fd,
+			    d->psi_fd,	   d->psi_some_fd };
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		n += fds[i] >= 0;
+	return n;
+}
+
+void domain_files_close(struct daemon *dm, struct domain *d)
+{
+	if (!d->files_open)
+		return;
+	if (d->kept)
+		dm->fds.kept -= d->n_fds;
+	files_close_all(d);
+	d->files_open = d->kept = false;
+	d->n_fds = 0;
+}
+
+/* Opens d's files below d->dirfd (open): the three it cannot do
+ * without, then the optional ones; memory.pressure read-only (polled).
+ * < 0, everything closed again, when one of the three is missing. */
+static int files_open_at(struct domain *d)
+{
+	int dirfd = d->dirfd;
+	d->events_fd = openat(dirfd, "memory.events", RDONLY);
+	d->current_fd = openat(dirfd, "memory.current", RDONLY);
+	d->max_fd = openat(dirfd, "memory.max", RDONLY);
+	int r = -errno;
+	if (d->events_fd < 0 || d->current_fd < 0 || d->max_fd < 0) {
+		files_close_all(d);
+		return r < 0 ? r : -ENOENT;
+	}
+	d->high_fd = openat(dirfd, "memory.high", RDONLY);
+	/* optional: without memory.stat only the at-the-limit backstop fires */
+	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
+	d->swap_max_fd = openat(dirfd, "memory.swap.max", RDONLY);
+	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
+	d->psi_fd = openat(dirfd, "memory.pressure", RDONLY);
+	d->psi_trigger = false;
+	d->files_open = true;
+	d->n_fds = files_count(d);
+	return 0;
+}
+
+/* d's open files stay open: memory.events watched, PSI triggers armed. */
+static void files_keep(struct daemon *dm, struct domain *d)
+{
+	if (dm->live) {
+		struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_events };
+		if (epoll_ctl(dm->epfd, EPOLL_CTL_ADD, d->events_fd, &ev) < 0)
+			log_warning("%s: cannot watch memory.events (%s); polling it", d->path,
+				    strerror(errno));
+	}
+	close_fd(&d->psi_fd); /* the read-only one: triggers need O_RDWR */
+	psi_open(dm, d, d->dirfd, "memory.pressure");
+	d->kept = true;
+	d->n_fds = files_count(d);
+	dm->fds.kept += d->n_fds;
+}
+
+int domain_files_open(struct daemon *dm, struct domain *d, bool keep)
+{
+	if (d->dead || d->system)
+		return -ENOENT;
+	if (d->files_open) {
+		if (keep && !d->kept)
+			files_keep(dm, d);
+		return 0;
+	}
+	int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, d->path, CGFS_DIR_FLAGS);
+	if (dfd < 0)
+		return dfd;
+	struct stat st;
+	if (fstat(dfd, &st) < 0 || st.st_dev != d->dev || st.st_ino != d->ino) {
+		close(dfd);
+		return -ESTALE; /* another cgroup by that name now: a new domain */
+	}
+	d->dirfd = dfd;
+	int r = files_open_at(d);
+	if (r < 0)
+		return r;
+	if (keep)
+		files_keep(dm, d);
+	return 0;
+}
+
+void domain_close(struct daemon *dm, struct domain *d)
+{
+	if (d->dead)
+		return;
+	/* a polled domain's memory.high, to restore it */
+	if (d->high_written && !d->files_open)
+		domain_files_open(dm, d, false);
+	d->dead = true;
+	guard_restore(dm, d);
+	standby_drop(d);
+	domain_files_close(dm, d);
+	files_close_all(d); /* the system domain's PSI files */
+}
+
 static int domain_add(struct daemon *dm, int dirfd, const char *path)
 {
 	struct domain *d = domain_new(path);
@@ -315,20 +435,22 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		return -ENOMEM;
 	}
 	d->dirfd = dirfd;
-	d->events_fd = openat(dirfd, "memory.events", RDONLY);
-	d->current_fd = openat(dirfd, "memory.current", RDONLY);
-	d->max_fd = openat(dirfd, "memory.max", RDONLY);
-	d->high_fd = openat(dirfd, "memory.high", RDONLY);
 	d->sample.high = UINT64_MAX;
-	int r = -errno;
-	if (d->events_fd < 0 || d->current_fd < 0 || d->max_fd < 0) {
-		log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
+	struct stat st;
+	int r = fstat(dirfd, &st) < 0 ? -errno : 0;
+	if (r == 0) {
+		d->dev = st.st_dev;
+		d->ino = st.st_ino;
+		r = files_open_at(d);
+	}
+	if (r < 0) {
+		if (r == -EMFILE || r == -ENFILE)
+			log_warning("domain %s: cannot open its files (%s); retried at the next walk",
+				    path, strerror(-r));
+		else
+			log_debug("%s: memory files missing (%s); not a domain", path, strerror(-r));
 		goto out_free;
 	}
-	/* optional: without memory.stat only the at-the-limit backstop fires */
-	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
-	d->swap_max_fd = openat(dirfd, "memory.swap.max", RDONLY);
-	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
 	r = domain_sample(dm, d, &d->sample);
 	if (r < 0)
 		goto out_free;
@@ -337,13 +459,10 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	if (dm->once)
 		memset(&d->trig, 0, sizeof(d->trig)); /* judge the counters as they stand */
 	d->kernel_last = d->sample.ev;
-	if (dm->live) {
-		struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_events };
-		if (epoll_ctl(dm->epfd, EPOLL_CTL_ADD, d->events_fd, &ev) < 0)
-			log_warning("%s: cannot watch memory.events (%s); polling it", path,
-				    strerror(errno));
-	}
-	psi_open(dm, d, dirfd, "memory.pressure");
+	/* its files stay open if the budget leaves the reserve free */
+	bool keep = fd_budget_fits(&dm->fds, FDS_PER_DOMAIN);
+	if (keep)
+		files_keep(dm, d);
 	guard_apply(dm, d);
 	r = domains_push(dm, d);
 	if (r < 0) {
@@ -357,45 +476,66 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		 cgoom_human_size(d->sample.max, h, sizeof(h)),
 		 cgoom_human_size(d->params.margin, m, sizeof(m)),
 		 d->params.guarded ? ", guard band" : "",
-		 d->psi_trigger ? ", PSI trigger" : ", PSI polled",
+		 !keep		    ? ", polled (fd budget): files opened for each sample"
+		 : d->psi_trigger ? ", PSI trigger"
+				  : ", PSI polled",
 		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
+	if (!keep) {
+		domain_files_close(dm, d);
+		fds_note_polled(dm, d);
+	}
 	return 0;
 out_free:
-	d->dead = true;
-	close_fd(&d->stat_fd);
-	close_fd(&d->swap_max_fd);
-	close_fd(&d->swap_current_fd);
-	close_fd(&d->events_fd);
-	close_fd(&d->current_fd);
-	close_fd(&d->max_fd);
-	close_fd(&d->high_fd);
-	close_fd(&d->dirfd);
+	files_close_all(d);
 	free(d->path);
 	free(d);
 	return r < 0 ? r : -ENOENT;
 }
 
-static bool lists_memory(struct daemon *dm, int dirfd)
+/* 1 or 0: whether the directory's cgroup.controllers lists memory;
+ * -errno when it cannot be read. */
+static int lists_memory(struct daemon *dm, int dirfd)
 {
 	int fd = openat(dirfd, "cgroup.controllers", RDONLY);
 	if (fd < 0)
-		return false;
+		return -errno;
 	size_t len;
 	bool has = false;
 	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 	close(fd);
-	return r == 0 && cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
+	if (r < 0)
+		return r;
+	return cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
 }
 
-static bool finite_max(struct daemon *dm, int dirfd)
+/* 1 or 0: whether memory.max is finite; -errno when it cannot be read. */
+static int finite_max(struct daemon *dm, int dirfd)
 {
 	int fd = openat(dirfd, "memory.max", RDONLY);
 	if (fd < 0)
-		return false;
+		return -errno;
 	uint64_t v = UINT64_MAX;
 	int r = daemon_reread_limit(dm, fd, &v);
 	close(fd);
-	return r == 0 && v != UINT64_MAX;
+	if (r < 0)
+		return r == -EBADMSG || r == -EINVAL || r == -ERANGE ? 0 : r;
+	return v != UINT64_MAX;
+}
+
+/* Whether errno e (negative) says a cgroup vanished during the walk
+ * (nothing to report) rather than that it could not be read. */
+static bool vanished(int e)
+{
+	return e == -ENOENT || e == -ENODEV || e == -ENOTDIR || e == -ELOOP;
+}
+
+/* A cgroup the walk could not read: its domains are kept as they are
+ * (not closed as gone), and the walk says so (walk_report). */
+static void walk_failed(struct daemon *dm, const char *path, const char *what, int e)
+{
+	if (dm->walk_fails++ == 0)
+		snprintf(dm->walk_first, sizeof(dm->walk_first), "%s%s%s: %s", path,
+			 what ? "/" : "", what ? what : "", strerror(-e));
 }
 
 static void walk(struct daemon *dm, int fd, const char *path, int depth);
@@ -415,29 +555,41 @@ static int walk_child(void *ctx, const char *name, unsigned char type)
 	struct daemon *dm = w->dm;
 	if (type != DT_DIR && type != DT_UNKNOWN)
 		return 0;
-	int cfd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cfd < 0)
-		return 0;
-	/* a cgroup without the memory controller has no memcg children */
-	if (!lists_memory(dm, cfd)) {
-		close(cfd);
-		return 0;
-	}
 	size_t plen = strlen(w->path), nlen = strlen(name);
 	char *child = malloc(plen + nlen + 2);
 	if (!child) {
-		close(cfd);
+		walk_failed(dm, w->path, name, -ENOMEM);
 		return 0;
 	}
 	snprintf(child, plen + nlen + 2, "%s/%s", strcmp(w->path, "/") ? w->path : "", name);
+	int cfd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0) {
+		if (!vanished(-errno))
+			walk_failed(dm, child, NULL, -errno);
+		free(child);
+		return 0;
+	}
+	/* a cgroup without the memory controller has no memcg children */
+	int mem = lists_memory(dm, cfd);
+	if (mem < 0 && !vanished(mem))
+		walk_failed(dm, child, "cgroup.controllers", mem);
+	if (mem <= 0) {
+		close(cfd);
+		free(child);
+		return 0;
+	}
 	struct domain *d = domains_find(dm, child);
-	bool finite = finite_max(dm, cfd);
-	if (d && finite)
-		d->seen = true;
+	int finite = finite_max(dm, cfd);
+	if (finite < 0 && !vanished(finite))
+		walk_failed(dm, child, "memory.max", finite);
+	if (d && finite != 0)
+		d->seen = true; /* unreadable for now: kept, not dropped */
 	walk(dm, cfd, child, w->depth + 1);
-	if (!d && finite) {
+	if (!d && finite > 0) {
 		int k = dup(cfd);
-		if (k >= 0 && domain_add(dm, k, child) == 0)
+		if (k < 0)
+			walk_failed(dm, child, NULL, -errno);
+		else if (domain_add(dm, k, child) == 0)
 			dm->domains[dm->n_domains - 1]->seen = true;
 	}
 	close(cfd);
@@ -451,21 +603,45 @@ static void walk(struct daemon *dm, int fd, const char *path, int depth)
 	struct walk_ctx w = { .dm = dm, .fd = fd, .path = path, .depth = depth };
 	if (depth >= MAX_DEPTH)
 		return;
-	cgfs_for_each_entry(fd, walk_child, &w);
+	int r = cgfs_for_each_entry(fd, walk_child, &w);
+	if (r < 0 && !vanished(r))
+		walk_failed(dm, path, NULL, r);
+}
+
+/* Says when the walk could not read everything, once per change. */
+static void walk_report(struct daemon *dm)
+{
+	bool same = dm->walk_fails == dm->walk_fails_last &&
+		    strcmp(dm->walk_first, dm->walk_first_last) == 0;
+	if (dm->walk_fails && !same)
+		log_warning("discovery: %s%s; cgroups below a failed one are not watched yet, "
+			    "domains already watched there are kept; walking again in 3 s",
+			    dm->walk_first,
+			    dm->walk_fails > 1 ? " (and more cgroups unreadable)" : "");
+	else if (!dm->walk_fails && dm->walk_fails_last)
+		log_notice("discovery: every cgroup readable again");
+	dm->walk_fails_last = dm->walk_fails;
+	memcpy(dm->walk_first_last, dm->walk_first, sizeof(dm->walk_first));
 }
 
 int domains_rescan(struct daemon *dm)
 {
 	for (size_t i = 1; i < dm->n_domains; i++)
 		dm->domains[i]->seen = false;
+	dm->walk_fails = 0;
+	dm->walk_first[0] = '\0';
 	walk(dm, dm->roots.cgroup_fd, "/", 0);
+	walk_report(dm);
 	for (size_t i = 1; i < dm->n_domains; i++) {
 		struct domain *d = dm->domains[i];
-		if (!d->seen && !d->dead) {
+		/* after an incomplete walk, unseen does not mean gone: a
+		 * sample finds a removed cgroup (ev->gone) anyway */
+		if (!d->seen && !d->dead && !dm->walk_fails) {
 			log_info("domain %s: gone (removed, or memory.max is max now)", d->path);
 			domain_close(dm, d);
 		}
 	}
+	fds_report(dm);
 	return 0;
 }
 

@@ -158,11 +158,15 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 {
 	cgoom_strbuf_printf(b, "# HELP cgoom_up Whether the cgoom daemon is running.\n"
 			       "# TYPE cgoom_up gauge\ncgoom_up %d\n", dm->quit ? 0 : 1);
-	size_t n_domains = 0;
-	for (size_t i = 0; i < dm->n_domains; i++)
+	size_t n_domains = 0, n_polled = 0;
+	for (size_t i = 0; i < dm->n_domains; i++) {
 		n_domains += !dm->domains[i]->dead;
+		n_polled += i > 0 && !dm->domains[i]->dead && !dm->domains[i]->kept;
+	}
 	cgoom_strbuf_printf(b, "# HELP cgoom_domains Domains watched (the system and each memcg with a finite memory.max).\n"
 			       "# TYPE cgoom_domains gauge\ncgoom_domains %zu\n", n_domains);
+	cgoom_strbuf_printf(b, "# HELP cgoom_domains_polled Domains whose files the fd budget does not keep open (opened for each sample).\n"
+			       "# TYPE cgoom_domains_polled gauge\ncgoom_domains_polled %zu\n", n_polled);
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
 	for (size_t i = 0; i < dm->n_rows; i++)

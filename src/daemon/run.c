@@ -117,6 +117,7 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (ev->max_changed)
 		guard_apply(dm, d); /* writes memory.high: the actor's job */
 	d->next_due_us = ev->t0 + ev->next_us;
+	d->approach = ev->approach || ev->kind != CGOOM_TRIGGER_NONE;
 	if (ev->kind != CGOOM_TRIGGER_NONE) {
 		daemon_act(dm, ev);
 		return;
@@ -146,16 +147,65 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	standby_prepare_async(dm, d, cgfs_now_us(), ev->level);
 }
 
+/* A failed read of a sample is said once when it starts (path, file,
+ * errno) and once when it ends, not at each sample. */
+static void report_read(struct daemon *dm, struct domain *d, int err, const char *file)
+{
+	(void)dm;
+	if (err == d->read_err)
+		return;
+	if (err)
+		log_warning("%s%s%s: %s; this domain is not watched until it can be read "
+			    "(tried at each sample)",
+			    d->path, file ? "/" : "", file ? file : "", strerror(-err));
+	else
+		log_notice("%s: readable again", d->path);
+	d->read_err = err;
+	d->read_file = file;
+}
+
+/* After a polled domain's sample: it keeps its files while it is near
+ * its line or acting (quiet domains give theirs up for it), else they
+ * are closed again. */
+static void settle(struct daemon *dm, struct domain *d)
+{
+	if (d->dead || !d->files_open || d->kept)
+		return;
+	if (domain_active(d) && fds_make_room(dm, FDS_PER_DOMAIN)) {
+		domain_files_open(dm, d, true);
+		log_info("%s: near its line: its files stay open (fd budget)", d->path);
+		return;
+	}
+	domain_files_close(dm, d);
+}
+
 static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired)
 {
 	struct trigger_event ev;
 	if (d->dead)
 		return;
+	if (!d->system && !d->files_open) {
+		/* polled (fd budget): its files for this sample */
+		int r = domain_files_open(dm, d, false);
+		if (r == -ENOENT || r == -ENODEV || r == -ESTALE) {
+			log_info("%s: cgroup removed", d->path);
+			domain_close(dm, d);
+			return;
+		}
+		if (r < 0) {
+			report_read(dm, d, r, NULL);
+			d->next_due_us = now + CGOOM_POLL_MIN_US;
+			return;
+		}
+	}
 	if (d->system)
 		detect_system(dm, now, psi_fired, &ev);
 	else
 		detect_cgroup(dm, d, now, psi_fired, &ev);
+	if (!d->system && !ev.gone)
+		report_read(dm, d, d->sample_err, d->sample_err_file);
 	handle(dm, &ev);
+	settle(dm, d);
 }
 
 static void on_timer(struct daemon *dm, uint64_t now)
@@ -164,6 +214,7 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
 	if (now >= dm->next_rescan_us) {
 		domains_rescan(dm);
+		fds_promote(dm);
 		dm->next_rescan_us = now + RESCAN_US;
 	}
 	for (size_t i = 0; i < dm->n_domains; i++)
@@ -313,6 +364,7 @@ static void daemon_free(struct daemon *dm)
 	standby_wait(dm);
 	domains_free(dm); /* restores memory.high */
 	free(dm->inflight);
+	cgoom_strbuf_free(&dm->polled_news);
 	metrics_free(dm);
 	events_close(dm);
 	int fds[] = { dm->epfd, dm->sigfd, dm->timerfd, dm->deadlinefd, dm->prep_efd };
@@ -370,6 +422,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	}
 	self_protect(dm);
 	sysd_warn_oomd(dm);
+	fds_raise_limit(dm);
 	r = setup_fds(dm);
 	if (r < 0) {
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
@@ -379,6 +432,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	r = domains_init(dm);
 	if (r < 0)
 		goto out_free;
+	fds_measure_fixed(dm);
 	domains_rescan(dm);
 	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;

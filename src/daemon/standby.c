@@ -222,6 +222,8 @@ void standby_free(struct standby *sb)
 {
 	if (!sb)
 		return;
+	if (sb->fd_count)
+		*sb->fd_count -= sb->n_fds < *sb->fd_count ? sb->n_fds : *sb->fd_count;
 	rank_fds_free(sb);
 	standby_members_free(sb);
 	cgoom_kill_result_free(&sb->res);
@@ -283,6 +285,15 @@ static const char *xattr_cgroup(const struct standby *sb)
 	return NULL;
 }
 
+/* Logs the snapshot's notes about path and below it. */
+static void notes_about(const struct cgoom_snapshot *s, const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < s->n_notes; i++)
+		if (strncmp(s->notes[i], path, n) == 0 && strchr("/:", s->notes[i][n]))
+			log_warning("  note: %s", s->notes[i]);
+}
+
 /* The engine's part of a decision: a fresh lazy snapshot, settings,
  * selection. Touches nothing of the daemon but what it is given (roots,
  * config, the domain's path), so it can run on the preparation thread.
@@ -294,7 +305,8 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 	size_t n_inflight = sb->snap.n_inflight;
 	int r = cgoom_snapshot_read_lazy(roots, &sb->snap, &sb->rd);
 	if (r < 0) {
-		log_error("%s: reading the snapshot: %s", path, strerror(-r));
+		const char *where = cgoom_reader_error_where();
+		log_error("%s: reading the snapshot: %s", path, where[0] ? where : strerror(-r));
 		return r;
 	}
 	sb->have_snap = true;
@@ -306,10 +318,32 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 		log_warning("%s: not in the fresh snapshot (%s)", path, strerror(-idx));
 		return idx;
 	}
+	if (sb->snap.cgroups[idx].memcg != idx) {
+		/* cgroup.controllers does not list memory now (or could not be
+		 * read: the snapshot's notes say which) */
+		log_warning("%s: not a memory cgroup in the fresh snapshot; no decision", path);
+		notes_about(&sb->snap, path);
+		return -ENOENT;
+	}
 	r = cgoom_select_lazy(sb->rd, &sb->snap, &sb->settings, idx, &sb->dec);
-	if (r < 0)
-		log_error("%s: selecting: %s", path, strerror(-r));
+	if (r < 0) {
+		const char *where = cgoom_reader_error_where();
+		log_error("%s: selecting: %s", path, where[0] ? where : strerror(-r));
+	}
 	return r;
+}
+
+/* The fds sb holds (the fd budget counts them). */
+static size_t standby_count_fds(const struct standby *sb)
+{
+	size_t n = sb->xattr_fd >= 0;
+	for (size_t i = 0; i < sb->res.n_targets; i++)
+		n += sb->res.targets[i].pidfd >= 0;
+	for (size_t i = 0; i < sb->n_rank_fds; i++)
+		n += (sb->rank_fds[i].current_fd >= 0) + (sb->rank_fds[i].swap_fd >= 0);
+	for (size_t i = 0; i < sb->n_members; i++)
+		n += (sb->members[i].status_fd >= 0) + (sb->members[i].adj_fd >= 0);
+	return n + sb->n_procs_fds;
 }
 
 /* The loop's part: the victim's pidfds opened and verified, the watches
@@ -322,10 +356,21 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 		sb->scope_path = sb->snap.cgroups[sb->dec.scope].path;
 	if (dm->dry_run || !dm->live)
 		return 0; /* nothing will be signalled: no pidfds to hold */
+	/* a pidfd per process it would signal, and the re-checks' files:
+	 * quiet domains give up their files for them (fds.c) */
+	if (!fds_make_room(dm, sb->dec.n_pids + FDS_STANDBY_EXTRA))
+		log_warning("%s: the fd budget is short for this decision's %zu pidfds, even with "
+			    "every quiet domain polled", d->path, sb->dec.n_pids);
 	int r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &sb->res);
 	if (r < 0) {
 		log_error("%s: preparing the kill: %s", d->path, strerror(-r));
 		return r;
+	}
+	for (size_t i = 0; i < sb->res.n_targets; i++) {
+		int e = sb->res.targets[i].err;
+		if (e == -EMFILE || e == -ENFILE)
+			log_error("%s: PID %d: pidfd: %s: it cannot be signalled", d->path,
+				  sb->res.targets[i].pid, strerror(-e));
 	}
 	size_t n = sb->res.n_targets;
 	sb->watches = calloc(n, sizeof(*sb->watches));
@@ -341,6 +386,7 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 		rank_fds_open(dm, sb);
 		standby_members_open(dm, sb);
 	}
+	sb->n_fds = standby_count_fds(sb);
 	return 0;
 }
 
@@ -380,11 +426,15 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 		log_debug("%s: standby: victim PID %d ready", d->path, sb->dec.victim_pid);
 	standby_drop(d);
 	d->standby = sb;
+	sb->fd_count = &dm->fds.decisions;
+	dm->fds.decisions += sb->n_fds;
+	fds_make_room(dm, 0); /* the reserve, whole again */
 }
 
 int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
 {
 	standby_wait(dm); /* the engine runs on one thread at a time */
+	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
 	struct standby *sb = standby_new();
 	if (!sb)
 		return -ENOMEM;
@@ -430,6 +480,7 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 {
 	if (dm->prep || dm->prep_efd < 0)
 		return -EBUSY;
+	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
 	struct prep_job *j = calloc(1, sizeof(*j));
 	struct standby *sb = standby_new();
 	char *path = strdup(d->path);

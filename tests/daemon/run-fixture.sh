@@ -201,5 +201,50 @@ wait $late 2>/dev/null
 check "sampling timer: usage that comes within the margin later, with no event, is seen (would kill)" \
 	"$(grep -q '/work: trigger unreclaimable' "$d/out" && grep -q '/work: dry run: would kill' "$d/out"; echo $?)" "$d/out"
 
+# 11. the fd budget (issue 21): 300 quiet domains and one at its line
+# under an RLIMIT_NOFILE (soft and hard) of 700, less than their files
+# need. Before the budget the walk stopped silently at about 70 domains
+# (the squeezed one never watched), or the decision found its snapshot
+# short of fds ("no victim", "selecting: Invalid argument"). Now every
+# domain is watched, the ones without kept files are named, and the
+# decision is whole.
+python3 - "$T/many.json" <<'PY'
+import json, sys
+cg = {"/fleet": {}}
+for i in range(300):
+    cg["/fleet/c%03d" % i] = {"max": "128M"}
+cg.update({"/fleet/hot1": {"max": "400M", "current": "399M"}, "/fleet/hot1/x": {}, "/fleet/hot1/y": {}})
+json.dump({"no_base_procs": True, "system": {"mem_total": "4G"}, "cgroups": cg,
+           "procs": [{"pid": 4100071, "cgroup": "/fleet/hot1/x", "rss": 200},
+                     {"pid": 4100072, "cgroup": "/fleet/hot1/y", "rss": 194}],
+           "config": ["[cgroup \"/fleet/hot1\"]", "oom_policy = cgroup"]}, open(sys.argv[1], "w"))
+PY
+build many "$(cat "$T/many.json")" || exit 1
+d="$T/many"
+echo "[daemon]" >> "$d/tree/cgoom.conf"
+echo "event_log = $d/events.jsonl" >> "$d/tree/cgoom.conf"
+(ulimit -n 700 && CGOOM_RUN_ONCE=1 timeout 60 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1)
+RC=$?
+check "fd limit 700, 302 domains: every domain watched" \
+	"$([ $RC = 0 ] && grep -q 'watching 302 domains' "$d/out"; echo $?)" "$d/out"
+check "fd limit 700: the squeezed domain's decision is whole (would kill 4100071)" \
+	"$(grep -q '/fleet/hot1: dry run: would kill \[4100071\]' "$d/out" && ! grep -q 'Too many open files\|Invalid argument\|no victim' "$d/out"; echo $?)" "$d/out"
+check "fd limit 700: the polled domains are named at once (log and event log)" \
+	"$(grep -q 'fd budget: RLIMIT_NOFILE 700 leaves no room for the files of [0-9]* domains.*/fleet/c' "$d/out" &&
+	   python3 -c '
+import json,sys
+ev=[json.loads(l) for l in open(sys.argv[1])]
+p=[e for e in ev if e["event"]=="domains_polled"]
+names=set(n for e in p for n in e["domains"])
+sys.exit(0 if len(names) > 200 and all(n.startswith("/fleet/") for n in names) else 1)' "$d/events.jsonl"; echo $?)" "$d/out"
+# the soft limit is raised to the hard one: with room for all, none polled
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ]; then
+	(ulimit -Sn 256 && ulimit -Hn 4096 && CGOOM_RUN_ONCE=1 timeout 60 "$CGOOM" --cgroup-root "$d/tree/cg" \
+		--proc-root "$d/tree/proc" --config "$d/tree/cgoom.conf" run --dry-run > "$d/out2" 2>&1)
+	check "soft fd limit 256, hard 4096: raised to 4096, no domain polled" \
+		"$(grep -q 'RLIMIT_NOFILE raised from 256 to 4096' "$d/out2" && ! grep -q 'polled (fd budget)' "$d/out2" && grep -q '/fleet/hot1: dry run: would kill \[4100071\]' "$d/out2"; echo $?)" "$d/out2"
+fi
+
 echo "1..$N"
 [ $FAILED = 0 ]
