@@ -88,12 +88,13 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 	/* swap room: what the cgroup may still swap, within what the
 	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur;
-	if (dm->swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
+	uint64_t swap_free = dm->domains[0]->sys.swap_free;
+	if (swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
 	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0 &&
 	    daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0) {
 		room = above(smax, scur);
-		if (room > dm->swap_free)
-			room = dm->swap_free;
+		if (room > swap_free)
+			room = swap_free;
 	}
 	*ret = cgoom_unreclaimable(&u, room);
 	return 0;
@@ -102,14 +103,14 @@ int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret)
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 {
 	size_t len;
-	int r = cgfs_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->domains[0]->sys.meminfo_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_meminfo(dm->buf, len, ret);
 }
 
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
 	size_t len;
-	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->domains[0]->sys.vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
@@ -171,8 +172,8 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 		return;
 	struct cgoom_system_levels lv;
 	bool low = cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &lv);
-	dm->swap_free = mi.swap_total ? mi.swap_free : 0;
-	dm->sys_mem_min = lv.mem_min;
+	struct system_files *sys = &d->sys;
+	sys->swap_free = mi.swap_total ? mi.swap_free : 0;
 	ret->lv = lv;
 	psi_fired = psi_polled(dm, d, now, &ret->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
@@ -182,15 +183,15 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	 * OOM kill made far from the system's line (a cgroup limit's). */
 	uint64_t v;
 	bool near = low || psi_fired || above(lv.mem_available, lv.mem_min) <= lv.mem_min;
-	if (dm->vmstat_fd >= 0 && (near || !dm->vmstat_ok || now >= dm->vmstat_due_us) &&
+	if (sys->vmstat_fd >= 0 && (near || !sys->vmstat_ok || now >= sys->vmstat_due_us) &&
 	    system_vmstat_oom_kill(dm, &v) == 0) {
-		if (dm->vmstat_ok && v > dm->vmstat_oom_kill)
-			ret->kernel_kills = v - dm->vmstat_oom_kill;
-		dm->vmstat_oom_kill = v;
-		dm->vmstat_ok = true;
-		dm->vmstat_due_us = now + VMSTAT_IDLE_US;
+		if (sys->vmstat_ok && v > sys->vmstat_oom_kill)
+			ret->kernel_kills = v - sys->vmstat_oom_kill;
+		sys->vmstat_oom_kill = v;
+		sys->vmstat_ok = true;
+		sys->vmstat_due_us = now + VMSTAT_IDLE_US;
 	}
-	ret->oom_kill0 = dm->vmstat_oom_kill;
+	ret->oom_kill0 = sys->vmstat_oom_kill;
 	ret->psi0 = d->psi_last;
 	if (low) {
 		ret->kind = CGOOM_TRIGGER_MEMORY;
