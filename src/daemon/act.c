@@ -61,15 +61,57 @@ void act_arm_deadline(struct daemon *dm)
 	timerfd_settime(dm->deadlinefd, TFD_TIMER_ABSTIME, &it, NULL);
 }
 
-void kill_state_clear(struct daemon *dm, struct domain *d)
+static void kill_state_clear(struct daemon *dm, struct domain *d)
 {
 	struct kill_state *k = &d->kill;
-	struct standby *sb = k->sb;
-	for (size_t i = 0; sb && i < sb->res.n_targets; i++)
-		if (sb->res.targets[i].pidfd >= 0)
-			epoll_ctl(dm->epfd, EPOLL_CTL_DEL, sb->res.targets[i].pidfd, NULL);
-	standby_free(sb);
+	for (size_t i = 0; i < k->tg.res.n_targets; i++)
+		if (k->tg.res.targets[i].pidfd >= 0)
+			epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->tg.res.targets[i].pidfd, NULL);
+	kill_targets_free(&k->tg);
 	memset(k, 0, sizeof(*k));
+	k->tg.xattr_fd = -1;
+}
+
+void act_forget(struct daemon *dm, struct domain *d)
+{
+	kill_state_clear(dm, d);
+}
+
+int act_inflight(const struct daemon *dm, struct inflight *ret)
+{
+	size_t n = 0;
+	*ret = (struct inflight){ 0 };
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		const struct kill_state *k = &dm->domains[i]->kill;
+		if (kl_active(&k->lc))
+			n += k->tg.res.n_targets;
+	}
+	if (!n)
+		return 0;
+	ret->pids = calloc(n, sizeof(*ret->pids));
+	if (!ret->pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		const struct kill_state *k = &dm->domains[i]->kill;
+		for (size_t t = 0; kl_active(&k->lc) && t < k->tg.res.n_targets; t++)
+			if (!k->tg.exited[t])
+				ret->pids[ret->n++] = k->tg.res.targets[t].pid;
+	}
+	return 0;
+}
+
+enum act_outcome act_outcome_of(bool ready, bool inflight, bool has_victim, bool dry_run,
+				int signal_r)
+{
+	if (inflight)
+		return ACT_INFLIGHT;
+	if (!has_victim)
+		return ACT_NO_VICTIM;
+	if (dry_run)
+		return ACT_DRY_RUN;
+	if (!ready)
+		return ACT_NO_VICTIM; /* every one of its processes gone or protected */
+	return signal_r < 0 ? ACT_KILL_NONE : ACT_KILL;
 }
 
 static void pids_json(struct cgoom_strbuf *b, const struct cgoom_kill_result *res, bool signalled)
@@ -148,14 +190,15 @@ static void report_cleared(struct daemon *dm, const struct trigger_event *ev, ui
 	cgoom_strbuf_free(&c);
 }
 
-static void report_decision(struct daemon *dm, struct domain *d, struct standby *sb,
+static void report_decision(struct daemon *dm, struct domain *d, const struct standby *sb,
 			    struct cgoom_strbuf *json)
 {
 	struct cgoom_strbuf text = { 0 };
-	cgoom_explain_text(&text, &sb->snap, &sb->settings, &sb->dec);
+	standby_explain(sb, false, &text);
 	if (!json->buf)
-		cgoom_explain_json(json, &sb->snap, &sb->settings, &sb->dec);
-	log_notice("%s: decision (policy %s):", d->path, cgoom_policy_name(sb->dec.policy));
+		standby_explain(sb, true, json);
+	log_notice("%s: decision (policy %s):", d->path,
+		   cgoom_policy_name(standby_decision(sb)->policy));
 	log_lines(CGOOM_LOG_NOTICE, &text);
 	struct cgoom_strbuf e = { 0 };
 	domain_field(&e, d);
@@ -171,7 +214,7 @@ static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t
 			bool from_standby)
 {
 	struct kill_state *k = &d->kill;
-	const struct cgoom_kill_result *res = &k->sb->res;
+	const struct cgoom_kill_result *res = &k->tg.res;
 	const char *method = res->used_cgroup_kill ? "cgroup.kill" : "pidfd";
 	uint64_t reaction = t1 - t0;
 	struct cgoom_strbuf pl = { 0 };
@@ -186,50 +229,49 @@ static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t
 	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"method\": \"%s\", \"signal\": \"%s\", "
 				"\"policy\": \"%s\", \"reaction_ms\": %llu.%03llu, \"standby\": %s",
 			    pl.buf ? pl.buf : "[]", method, sig == SIGKILL ? "SIGKILL" : "SIGTERM",
-			    cgoom_policy_name(k->policy), (unsigned long long)(reaction / 1000),
+			    cgoom_policy_name(k->tg.policy), (unsigned long long)(reaction / 1000),
 			    (unsigned long long)(reaction % 1000), from_standby ? "true" : "false");
 	event_emit(dm, "kill", &f);
 	cgoom_strbuf_free(&f);
 	cgoom_strbuf_free(&pl);
-	metrics_kill(dm, d->path, k->policy, reaction);
+	metrics_kill(dm, d->path, k->tg.policy, reaction);
 }
 
 /* ---- the kill ---- */
 
-/* Signals d's standby (then process_mrelease, then the xattr count);
- * moves it into d->kill; *ret_signal_us: when the signal went out.
- * Allocates nothing (the standby holds the pidfds, watches and exit
- * flags). */
+/* Takes d's standby's targets into d->kill (one call: the standby
+ * keeps its decision, for the report) and signals them (then
+ * process_mrelease, then the xattr count); *ret_signal_us: when the
+ * signal went out. Allocates nothing (the targets hold the pidfds,
+ * watches and exit flags). */
 static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
 			     uint64_t *ret_signal_us)
 {
-	struct standby *sb = d->standby;
-	if (sb->xattr_fd >= 0) {
-		int r = sysd_xattr_add(sb->xattr_fd, "user.oomd_ooms", 1);
+	struct kill_state *k = &d->kill;
+	struct kill_targets *tg = &k->tg;
+	standby_take_targets(d->standby, tg);
+	if (tg->xattr_fd >= 0) {
+		int r = sysd_xattr_add(tg->xattr_fd, "user.oomd_ooms", 1);
 		if (r < 0 && r != -EOPNOTSUPP)
 			log_debug("%s: user.oomd_ooms: %s", d->path, strerror(-r));
 	}
-	cgoom_kill_signal(dm->roots.cgroup_fd, sb->scope_path, sb->dec.use_cgroup_kill, sig, &sb->res);
+	cgoom_kill_signal(dm->roots.cgroup_fd, tg->scope_path, tg->use_cgroup_kill, sig, &tg->res);
 	*ret_signal_us = cgfs_now_us();
 	if (sig == SIGKILL)
-		cgoom_kill_release(&sb->res);
-	if (sb->xattr_fd >= 0 && sb->res.n_signalled > 0)
-		sysd_xattr_add(sb->xattr_fd, "user.oomd_kill", (uint64_t)sb->res.n_signalled);
-	d->standby = NULL;
-	struct kill_state *k = &d->kill;
-	k->sb = sb;
-	k->policy = sb->dec.policy;
+		cgoom_kill_release(&tg->res);
+	if (tg->xattr_fd >= 0 && tg->res.n_signalled > 0)
+		sysd_xattr_add(tg->xattr_fd, "user.oomd_kill", (uint64_t)tg->res.n_signalled);
 	k->trigger_us = now;
 	dm->kills_started++;
-	if (sb->res.n_signalled == 0)
+	if (tg->res.n_signalled == 0)
 		return -ESRCH;
-	for (size_t i = 0; i < sb->res.n_targets; i++) {
-		struct cgoom_kill_target *t = &sb->res.targets[i];
-		sb->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };
-		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &sb->watches[i] };
+	for (size_t i = 0; i < tg->res.n_targets; i++) {
+		struct cgoom_kill_target *t = &tg->res.targets[i];
+		tg->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &tg->watches[i] };
 		if (!t->signalled || t->pidfd < 0 ||
 		    epoll_ctl(dm->epfd, EPOLL_CTL_ADD, t->pidfd, &ev) < 0) {
-			sb->exited[i] = true;
+			tg->exited[i] = true;
 			continue;
 		}
 		k->n_alive++;
@@ -239,14 +281,14 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 	return 0;
 }
 
-static void report_dry_run(struct daemon *dm, struct domain *d, const struct standby *sb)
+static void report_dry_run(struct daemon *dm, struct domain *d, const struct cgoom_decision *dec)
 {
 	struct cgoom_strbuf p = { 0 };
 	cgoom_strbuf_append(&p, "[", 1);
-	for (size_t i = 0; i < sb->dec.n_pids; i++)
-		cgoom_strbuf_printf(&p, "%s%d", i ? ", " : "", sb->dec.pids[i]);
+	for (size_t i = 0; i < dec->n_pids; i++)
+		cgoom_strbuf_printf(&p, "%s%d", i ? ", " : "", dec->pids[i]);
 	cgoom_strbuf_append(&p, "]", 1);
-	const char *method = sb->dec.use_cgroup_kill ? "cgroup.kill" : "pidfd";
+	const char *method = dec->use_cgroup_kill ? "cgroup.kill" : "pidfd";
 	log_notice("%s: dry run: would kill %s via %s", d->path, p.buf, method);
 	struct cgoom_strbuf g = { 0 };
 	domain_field(&g, d);
@@ -254,6 +296,58 @@ static void report_dry_run(struct daemon *dm, struct domain *d, const struct sta
 	event_emit(dm, "dry_run", &g);
 	cgoom_strbuf_free(&g);
 	cgoom_strbuf_free(&p);
+}
+
+/* How long after each outcome the domain is left alone (its trigger
+ * ignored): nothing signalled, 100 ms; a dry run, kill_wait (the time
+ * a victim would have had to die); no victim, 1 s. */
+static uint64_t cooldown_us(const struct daemon *dm, enum act_outcome out)
+{
+	switch (out) {
+	case ACT_KILL_NONE:
+		return NO_VICTIM_COOLDOWN_US / 10;
+	case ACT_DRY_RUN:
+		return dm->cfg.kill_wait_us;
+	case ACT_NO_VICTIM:
+		return NO_VICTIM_COOLDOWN_US;
+	case ACT_KILL:
+	case ACT_INFLIGHT:
+	case ACT_OUTCOME_MAX:
+		break;
+	}
+	return 0;
+}
+
+/* Says what the outcome was (after the signal and the decision's log). */
+static void report_outcome(struct daemon *dm, struct domain *d, const struct standby *sb,
+			   enum act_outcome out)
+{
+	const struct cgoom_decision *dec = standby_decision(sb);
+	struct cgoom_strbuf why = { 0 };
+	switch (out) {
+	case ACT_KILL:
+		break; /* the lifecycle takes it from here */
+	case ACT_KILL_NONE:
+		log_warning("%s: nothing signalled (victims vanished or became protected)", d->path);
+		break;
+	case ACT_INFLIGHT:
+		log_notice("%s: waiting for PID %d, killed earlier, to exit", d->path,
+			   dec->inflight_pid);
+		break;
+	case ACT_DRY_RUN:
+		report_dry_run(dm, d, dec);
+		break;
+	case ACT_NO_VICTIM:
+		if (!dec->has_victim)
+			standby_reason(sb, &why);
+		log_warning("%s: no victim: %s", d->path,
+			    dec->has_victim ? "every victim process vanished or is protected"
+					    : why.buf ? why.buf : "");
+		break;
+	case ACT_OUTCOME_MAX:
+		break;
+	}
+	cgoom_strbuf_free(&why);
 }
 
 void daemon_act(struct daemon *dm, const struct trigger_event *ev)
@@ -271,9 +365,21 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		now = cgfs_now_us();
 		from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	}
-	if (!from_standby && standby_prepare(dm, d, now, ev->level) < 0) {
-		report_trigger(dm, ev);
-		return;
+	if (!from_standby) {
+		struct inflight in;
+		int r = act_inflight(dm, &in);
+		if (r == 0)
+			r = standby_prepare(dm, d, now, ev->level, &in);
+		if (r == -EAGAIN) {
+			/* a failed preparation's retry delay runs: said when it failed */
+			log_debug("%s: trigger %s: no decision yet (retry delay after a failure)",
+				  d->path, cgoom_trigger_name(ev->kind));
+			return;
+		}
+		if (r < 0) {
+			report_trigger(dm, ev);
+			return;
+		}
 	}
 	struct standby *sb = d->standby;
 	uint64_t kernel, t_ready = cgfs_now_us();
@@ -288,19 +394,22 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		standby_drop(d);
 		return;
 	}
+	const struct cgoom_decision *dec = standby_decision(sb);
+	/* the outcome, once: what is done, logged, cooled down and cleaned
+	 * up below follows from it */
+	enum act_outcome out = act_outcome_of(standby_ready(sb), dec->inflight, dec->has_victim,
+					      dm->dry_run, 0);
 	struct cgoom_strbuf json = { 0 };
-	bool kill_now = sb->ready && !sb->dec.inflight && sb->dec.has_victim && !dm->dry_run;
 	int sig = dm->cfg.term_grace_us > 0 ? SIGTERM : SIGKILL;
-	int kr = -1;
 	uint64_t t1 = 0;
-	if (kill_now) {
+	if (out == ACT_KILL) {
 		if (dm->cfg.pre_kill_hook) {
-			cgoom_explain_json(&json, &sb->snap, &sb->settings, &sb->dec);
+			standby_explain(sb, true, &json);
 			if (!json.failed)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
 		}
-		kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
-		sb = d->kill.sb; /* moved */
+		int kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
+		out = act_outcome_of(true, false, true, false, kr);
 	}
 	/* everything below runs after the signal */
 	report_trigger(dm, ev);
@@ -308,8 +417,8 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		log_notice("%s: the kernel OOM-killed %llu process%s between the trigger and the "
 			   "signal; still in trouble, so cgoom acted too", d->path,
 			   (unsigned long long)kernel, kernel == 1 ? "" : "es");
-	bool clear_after = false;
-	if (kill_now && kr == 0) {
+	bool clear_after = out == ACT_KILL_NONE;
+	if (out == ACT_KILL) {
 		report_kill(dm, d, sig, ev->t0, t1, from_standby);
 		if (d->kill.n_alive == 0) { /* all gone already (pidfds not watchable) */
 			struct kl_params p = kl_params_of(dm);
@@ -320,32 +429,13 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	}
 	report_decision(dm, d, sb, &json);
 	cgoom_strbuf_free(&json);
-	if (kill_now && kr < 0) {
-		log_warning("%s: nothing signalled (victims vanished or became protected)", d->path);
-		clear_after = true;
-		d->cooldown_until_us = cgfs_now_us() + NO_VICTIM_COOLDOWN_US / 10;
-	} else if (kill_now) {
-		/* signalled: the lifecycle takes it from here */
-	} else if (sb->dec.inflight) {
-		log_notice("%s: waiting for PID %d, killed earlier, to exit", d->path,
-			   sb->dec.inflight_pid);
-	} else if (dm->dry_run && sb->dec.has_victim) {
-		report_dry_run(dm, d, sb);
-		d->cooldown_until_us = cgfs_now_us() + dm->cfg.kill_wait_us;
-	} else {
-		struct cgoom_strbuf why = { 0 };
-		if (!sb->dec.has_victim)
-			cgoom_explain_reason(&why, &sb->snap, &sb->dec);
-		log_warning("%s: no victim: %s", d->path,
-			    sb->dec.has_victim ? "every victim process vanished or is protected"
-					       : why.buf ? why.buf : "");
-		cgoom_strbuf_free(&why);
-		d->cooldown_until_us = cgfs_now_us() + NO_VICTIM_COOLDOWN_US;
-	}
+	report_outcome(dm, d, sb, out);
+	uint64_t cool = cooldown_us(dm, out);
+	if (cool)
+		d->cooldown_until_us = cgfs_now_us() + cool;
 	if (clear_after)
 		kill_state_clear(dm, d);
-	if (!kill_now)
-		standby_drop(d);
+	standby_drop(d); /* acted on, or of no use */
 	metrics_write(dm);
 }
 
@@ -356,9 +446,9 @@ static void kill_done(struct daemon *dm, struct domain *d, uint64_t now)
 	struct kill_state *k = &d->kill;
 	uint64_t ms = (now - k->lc.signal_us) / 1000;
 	struct cgoom_strbuf pl = { 0 };
-	pids_json(&pl, &k->sb->res, true);
+	pids_json(&pl, &k->tg.res, true);
 	log_notice("%s: victim%s %s exited %llu ms after the signal", d->path,
-		   k->sb->res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
+		   k->tg.res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
 		   (unsigned long long)ms);
 	struct cgoom_strbuf f = { 0 };
 	domain_field(&f, d);
@@ -381,10 +471,10 @@ static void kill_done(struct daemon *dm, struct domain *d, uint64_t now)
 void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now)
 {
 	struct kill_state *k = &w->d->kill;
-	if (!kl_active(&k->lc) || w->target >= k->sb->res.n_targets || k->sb->exited[w->target])
+	if (!kl_active(&k->lc) || w->target >= k->tg.res.n_targets || k->tg.exited[w->target])
 		return;
-	k->sb->exited[w->target] = true;
-	epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->sb->res.targets[w->target].pidfd, NULL);
+	k->tg.exited[w->target] = true;
+	epoll_ctl(dm->epfd, EPOLL_CTL_DEL, k->tg.res.targets[w->target].pidfd, NULL);
 	if (--k->n_alive > 0)
 		return;
 	struct kl_params p = kl_params_of(dm);
@@ -395,17 +485,17 @@ void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now)
 static void escalate(struct daemon *dm, struct domain *d)
 {
 	struct kill_state *k = &d->kill;
-	struct standby *sb = k->sb;
+	struct kill_targets *tg = &k->tg;
 	int n = 0;
 	const char *method = "pidfd";
-	if (sb->dec.use_cgroup_kill && sb->scope_path &&
-	    cgoom_cgroup_kill_write(dm->roots.cgroup_fd, sb->scope_path) == 0) {
+	if (tg->use_cgroup_kill && tg->scope_path &&
+	    cgoom_cgroup_kill_write(dm->roots.cgroup_fd, tg->scope_path) == 0) {
 		method = "cgroup.kill";
 		n = (int)k->n_alive;
 	} else {
-		for (size_t i = 0; i < sb->res.n_targets; i++) {
-			int fd = sb->res.targets[i].pidfd;
-			if (sb->exited[i] || fd < 0)
+		for (size_t i = 0; i < tg->res.n_targets; i++) {
+			int fd = tg->res.targets[i].pidfd;
+			if (tg->exited[i] || fd < 0)
 				continue;
 			if (cgoom_pidfd_send_signal(fd, SIGKILL) == 0) {
 				cgoom_process_mrelease(fd);

@@ -2,18 +2,26 @@
 #pragma once
 
 /*
- * The daemon's state, shared by its parts (doc: README "The daemon"):
- *   run.c      the epoll loop: the only caller of actions
+ * The daemon's state, shared by its parts (doc: README "The daemon",
+ * doc/architecture.md):
+ *   run.c      the epoll loop: the only caller of actions; it alone
+ *              tears a domain down (standby, kill, then files)
  *   detect.c   sampling (reads only, never writes) + the pure trigger
  *              functions of src/lib/trigger.c -> a struct trigger_event
- *   act.c      the actor: confirm, kill (from the standby), report
- *   standby.c  the decision kept ready while a domain approaches its line
+ *   act.c      the actor: confirm, kill (the standby's targets taken
+ *              into the kill state), report; owns struct kill_state
+ *   standby.c  the decision kept ready while a domain approaches its
+ *              line (struct standby: private, standby-internal.h)
  *   lifecycle.c  the kill lifecycle's pure step function
- *   domains.c  discovery, per-domain fds, guard bands (memory.high writes)
+ *   domains.c  discovery, per-domain files, guard bands (memory.high
+ *              writes); calls nothing above it
  *   fds.c      the fd budget: which domains keep their files open
  *   sysd.c     the systemd-oomd xattr protocol, systemd-oomd detection
- *   events.c   event log, metrics, pre-kill hook
- * Not a public API.
+ *   events.c   event log, metrics, pre-kill hook (struct events)
+ * Each struct's fields are grouped by the file that owns them (the
+ * triggers' state is also seeded by domains.c when a domain is added,
+ * its margin set with the guard band, and re-based by act.c after a
+ * kill). Not a public API.
  */
 
 #include <stdbool.h>
@@ -88,119 +96,107 @@ struct watch {
 	size_t target; /* W_PIDFD: index into the kill result's targets */
 };
 
-/* A decision kept ready (standby.c): the snapshot it was made on, the
- * victim's pidfds opened and verified, the watches for its exit
- * allocated; acting on it allocates nothing. Owned by one domain; moved
- * into the domain's kill_state when it is acted on. */
-struct standby {
-	struct cgoom_snapshot snap;
-	struct cgoom_settings settings; /* resolved from snap: sections copied, */
-					/* so a config reload leaves it intact */
-	struct cgoom_reader *rd;
-	bool have_snap;
-	struct cgoom_decision dec;
-	int *inflight;
-	struct cgoom_kill_result res; /* prepared targets (pidfds open) */
+/* What a kill signals and then waits for: prepared by standby.c with
+ * a decision (pidfds opened and verified, watches allocated), handed
+ * to the kill state by one call (standby_take_targets) when it is acted
+ * on; freed by kill_targets_free(). */
+struct kill_targets {
+	struct cgoom_kill_result res; /* one target per process (pidfds open) */
 	struct watch *watches;        /* one per target */
 	bool *exited;                 /* one per target */
-	const char *scope_path;       /* into snap, or NULL */
-	int xattr_fd;                 /* the victim's cgroup dir (systemd protocol), or -1 */
-	uint64_t decided_us;
-	uint64_t level_at;            /* the domain's level when decided (standby_judge) */
-	uint64_t lead;                /* standby_lead() of dec */
-	uint64_t proc_lead;           /* cgoom_victim_process_lead() of dec */
-	uint64_t kills_at;            /* dm->kills_started when decided */
-	size_t skipped_at;            /* res.n_skipped when prepared */
-	/* the ranking re-check (cgroup entities only; rank_fds NULL: none) */
-	struct rank_fds {
-		int current_fd, swap_fd;
-		int64_t bias_term; /* score - footprint at the decision */
-		bool ahead;
-	} *rank_fds;            /* [0] the victim (current_fd: memory.stat), then rivals */
-	size_t n_rank_fds;
-	struct rank_bound *rank_buf; /* n_rank_fds - 1, preallocated */
-	/* the members re-check (standby-members.c; members NULL: none) */
-	struct member {
-		int pid;
-		int status_fd, adj_fd; /* /proc/PID/{status,oom_score_adj}, or -1 */
-		bool can_be_eligible;  /* not a kernel thread, PID 1, cgoom, omit */
-	} *members;
-	size_t n_members;
-	struct member_score *member_buf; /* n_members, preallocated */
-	int *entity_pids;                /* sorted: every PID the snapshot saw in it */
-	size_t n_entity_pids;
-	int *procs_fds; /* cgroup.procs of each of the entity's cgroups */
-	size_t n_procs_fds;
-	int *pid_buf; /* for parsing cgroup.procs, preallocated */
-	size_t cap_pid_buf;
-	uint64_t members_due_us; /* the next members re-check on the way */
-	bool ready;                   /* a victim with at least one verified target */
-	size_t n_fds;                 /* fds it holds, counted in *fd_count (fd budget) */
-	size_t *fd_count;
+	char *scope_path;             /* the kill scope's cgroup, or NULL */
+	bool use_cgroup_kill;
+	int xattr_fd; /* the victim's cgroup dir (systemd protocol), or -1 */
+	enum cgoom_policy policy;
+	size_t n_fds;     /* fds held (pidfds, xattr_fd), counted in *fd_count */
+	size_t *fd_count; /* the fd budget's decisions count, or NULL */
 };
 
-/* A kill in flight in one domain: never a second victim while it lasts. */
+/* A kill in flight in one domain (act.c): never a second victim while
+ * it lasts. */
 struct kill_state {
 	struct kill_lifecycle lc;
-	struct standby *sb; /* what was acted on (owned) */
+	struct kill_targets tg;
 	size_t n_alive;
-	enum cgoom_policy policy;
 	uint64_t trigger_us;
 };
 
+/* The system domain's own files (domain 0 only). */
+struct system_files {
+	int meminfo_fd, vmstat_fd;
+	bool vmstat_ok;
+	uint64_t vmstat_oom_kill;
+	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
+	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
+	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
+	int zram_fds[4];
+	size_t n_zram;
+	uint64_t swaps_due_us;
+	bool swaps_logged;
+};
+
 struct domain {
+	/* what it is (domains.c) */
 	char *path; /* "/" for the system, else "/a/b" */
 	bool system;
-	bool dead; /* vanished: fds closed, freed after the current batch */
-	bool seen; /* rescan mark */
+	bool dead;     /* torn down: fds closed, freed after the current batch */
+	bool seen;     /* rescan mark */
+	bool vanished; /* the walk no longer finds it: the loop tears it down */
 
+	/* its files (domains.c; which stay open: fds.c) */
 	int dirfd; /* the cgroup directory (system: -1) */
 	int events_fd, current_fd, max_fd, high_fd, stat_fd;
 	int swap_max_fd, swap_current_fd;
 	int psi_fd, psi_some_fd;
-	/* the fd budget (fds.c): a cgroup domain keeps its files open
-	 * between samples when the budget allows (kept); otherwise they are
-	 * opened for each sample and closed after it (polled) */
+	bool psi_trigger; /* a kernel PSI trigger is armed on psi_fd; else polled */
+	struct watch w_events, w_psi, w_psi_some;
+	struct system_files sys; /* the system domain's */
+	/* a cgroup domain keeps its files open between samples when the fd
+	 * budget allows (kept); otherwise they are opened for each sample
+	 * and closed after it (polled) */
 	bool files_open; /* the fds above are open now */
 	bool kept;       /* ... and stay open between samples */
 	size_t n_fds;    /* how many of them are open */
 	dev_t dev;       /* the directory's identity: a polled domain's */
 	ino_t ino;       /* reopened path must still be the same cgroup */
-	bool approach;   /* the last sample asked for a standby decision */
-	int sample_err;  /* detect.c: the last sample's failed read (-errno), or 0 */
-	const char *sample_err_file; /* ... and its file */
-	int read_err;    /* run.c: the failed read last reported, or 0 */
-	const char *read_file;
-	bool psi_trigger; /* a kernel PSI trigger is armed on psi_fd; else polled */
-	struct cgoom_psi_sample psi_last;
-	struct watch w_events, w_psi, w_psi_some;
 
-	/* cgroup domains */
+	/* guard band (domains.c) */
+	uint64_t guard_band; /* configured for this domain; 0 = none */
+	bool high_written;   /* cgoom wrote memory.high */
+	char old_high[32];   /* what memory.high held before, to restore */
+	uint64_t our_high;
+
+	/* the triggers' state (detect.c, src/lib/trigger.c) */
 	bool sample_ok;
 	struct cgoom_cgroup_sample sample;
 	struct cgoom_cgroup_state trig;
 	struct cgoom_cgroup_params params;
-	uint64_t guard_band;   /* configured for this domain; 0 = none */
-	bool high_written;     /* cgoom wrote memory.high */
-	char old_high[32];     /* what memory.high held before, to restore */
-	uint64_t our_high;
 	struct cgoom_memevents kernel_last; /* oom_kill baseline */
-
-	/* sampling */
+	struct cgoom_psi_sample psi_last;
 	struct cgoom_rate rate_level;  /* memory.current (system: MemTotal - MemAvailable) */
 	struct cgoom_rate rate_unrecl; /* unreclaimable (cgroup, inside the band) */
-	uint64_t next_due_us;
-
+	int sample_err;                /* the last sample's failed read (-errno), or 0 */
+	const char *sample_err_file;   /* ... and its file */
 	/* thrashing (pressure.c): the history is kept while the domain is
 	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
-	 * limit), allocated for the system at start and for a cgroup when it
-	 * is first watched */
+	 * limit), allocated when it is first watched */
 	struct cgoom_thrash_state *thrash;
 	uint64_t psi_some_last;   /* PSI some total at the previous sample */
 	uint64_t watch_until_us;  /* watched until then */
 
-	struct standby *standby; /* ready decision, or NULL */
-	uint64_t cooldown_until_us; /* dry run / no victim: do not re-decide yet */
+	/* sampling (run.c) */
+	uint64_t next_due_us;
+	bool approach;         /* the last sample asked for a standby decision */
+	int read_err;          /* the failed read last reported, or 0 */
+	const char *read_file;
+
+	/* the decision kept ready (standby.c) */
+	struct standby *standby; /* or NULL */
+	unsigned prep_fails;     /* preparations failed in a row */
+	uint64_t prep_retry_us;  /* none before this after a failure */
+
+	/* acting (act.c) */
+	uint64_t cooldown_until_us; /* dry run / no victim: do not act again yet */
 	struct kill_state kill;
 };
 
@@ -211,59 +207,54 @@ struct metric_row {
 	uint64_t kernel_oom_kills;
 };
 
+/* The event log and metrics (events.c). */
+struct events {
+	int fd;          /* the event log, or -1 */
+	int err;         /* the event log's last write error (0: fine) */
+	int metrics_err; /* the metrics file's */
+	struct metric_row *rows;
+	size_t n_rows, cap_rows;
+	bool have_reaction;
+	uint64_t last_reaction_us;
+};
+
 struct daemon {
+	/* configuration (run.c) */
 	struct cgoom_daemon_opts o;
 	const char *config_path;
 	struct cgoom_config cfg;
 	struct cgoom_roots roots;
 	bool live, dry_run, once;
 
+	/* the loop (run.c) */
 	int epfd, sigfd, timerfd, deadlinefd;
 	struct watch w_sig, w_timer, w_deadline;
-	int meminfo_fd, vmstat_fd;
-	uint64_t vmstat_oom_kill;
-	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
-	bool timer_armed;        /* the sampling timer stands at timer_armed_us */
+	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
-	bool vmstat_ok;
-	uint64_t swap_free; /* SwapFree at the last system sample (cgroup swap room) */
-	uint64_t sys_mem_min; /* the system's MemAvailable line at the last sample */
-	bool psi_fallback_logged;
-	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
-	int zram_fds[4];
-	size_t n_zram;
-	uint64_t swaps_due_us;
-	bool swaps_logged;
-
-	struct domain **domains; /* [0] is the system domain */
-	size_t n_domains, cap_domains;
 	uint64_t next_rescan_us, next_metrics_us;
-	uint64_t kills_started; /* a standby decided before a later kill is stale */
+	bool quit;
+	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */
+
+	/* the domains (domains.c); [0] is the system domain */
+	struct domain **domains;
+	size_t n_domains, cap_domains;
+	bool psi_fallback_logged;
+	size_t walk_fails, walk_fails_last; /* what the last walks could not read */
+	char walk_first[320], walk_first_last[320];
+	struct cgoom_strbuf polled_news; /* domains polled since the last report (JSON list) */
+	size_t n_polled_news;
+
+	/* the fd budget (fds.c) */
+	struct fd_budget fds;
+
+	/* decisions (standby.c) and kills (act.c) */
+	uint64_t kills_started;   /* a standby decided before a later kill is stale */
 	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
 	struct prep_job *prep;    /* a standby being prepared on its thread, or NULL */
 	int prep_efd;             /* eventfd: the preparation thread is done */
 	struct watch w_prep;
 
-	int *inflight;
-	size_t cap_inflight;
-
-	/* discovery (domains.c): what the last walks could not read */
-	size_t walk_fails, walk_fails_last;
-	char walk_first[320], walk_first_last[320];
-
-	struct fd_budget fds;
-	struct cgoom_strbuf polled_news; /* domains polled since the last warning (JSON list) */
-	size_t n_polled_news;
-
-	/* events.c */
-	int event_fd;
-	struct metric_row *rows;
-	size_t n_rows, cap_rows;
-	bool have_reaction;
-	uint64_t last_reaction_us;
-
-	bool quit;
-	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */
+	struct events ev;
 };
 
 /* What a detector returns (detect.c): everything the loop needs to act
@@ -284,17 +275,23 @@ struct trigger_event {
 	struct trigger_sample s; /* the sample the triggers were checked on */
 };
 
+
 /* ---- domains.c ---- */
 
 int domains_init(struct daemon *dm);
+/* Walks the tree: new domains added, vanished ones marked (vanished)
+ * for the loop to tear down. */
 int domains_rescan(struct daemon *dm);
 void domains_apply_config(struct daemon *dm);
 void domains_rearm_psi(struct daemon *dm);
 void domains_reap(struct daemon *dm);
 void domains_free(struct daemon *dm);
 /* Closes d's fds (restoring memory.high if it still can) and marks it
- * dead; freed by domains_reap(). */
+ * dead; freed by domains_reap(). The loop tears a domain down
+ * (run.c teardown: its standby and kill first, then this). */
 void domain_close(struct daemon *dm, struct domain *d);
+/* Notes that d went polled, for fds_report(). */
+void domains_note_polled(struct daemon *dm, const struct domain *d);
 /* Opens d's files (a polled domain before a sample): with keep, they
  * stay open and its memory.events and PSI triggers are watched.
  * -ESTALE when the path now names another cgroup, -ENOENT etc. when it
@@ -323,8 +320,6 @@ void fds_promote(struct daemon *dm);
 /* Logs (one warning, names and how many) and records (event
  * "domains_polled") the domains that went polled since the last call. */
 void fds_report(struct daemon *dm);
-/* Notes that d went polled, for fds_report(). */
-void fds_note_polled(struct daemon *dm, const struct domain *d);
 /* Whether d needs its files between samples: near its line, a standby
  * or a kill in flight. */
 bool domain_active(const struct domain *d);
@@ -380,26 +375,19 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);
 /* Whether the system domain is watched at `now` after seeing psi. */
 bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
-void pressure_free(struct daemon *dm);
+void pressure_free(struct domain *d);
 
-/* ---- standby.c ---- */
+/* ---- standby.c: the decision kept ready ----
+ * struct standby is private to standby.c and standby-members.c
+ * (standby-internal.h); the rest of the daemon holds it by pointer
+ * (d->standby), asks it questions and takes its kill targets. */
+
+struct standby;
 
 /* SB_STALE: usable as far as its processes go, but the level moved or
  * time passed enough that the ranking may have changed (at the crossing,
  * a ranking re-check can still clear it: standby_rank_holds). */
 enum sb_verdict { SB_USE, SB_STALE, SB_REDECIDE, SB_DROP };
-
-/* One rival of a standby's victim, re-read at the crossing: an upper
- * bound of its score now is memory.current + memory.swap.current (what
- * its footprint is made of is charged there) plus its bias. */
-struct rank_bound {
-	int64_t score_upper;
-	bool ahead; /* before the victim in the walk: wins a tie */
-};
-/* Pure: whether the victim, scoring victim_now (a lower bound: its
- * footprint read from memory.stat now, plus its bias), still beats
- * every rival's upper bound. */
-bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n);
 
 /* What standby_judge looks at: plain numbers, so it is pure. */
 struct standby_view {
@@ -422,11 +410,27 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 /* Whether two decisions name the same victim set (the ranking kept its
  * winner). */
 bool standby_same_victim(const struct cgoom_decision *a, const struct cgoom_decision *b);
+/* The victim's lead over the next eligible candidate of its tier, in
+ * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */
+uint64_t standby_lead(const struct cgoom_decision *dec);
+/* Pure: how long after `fails` failed preparations in a row the next
+ * may start: 100 ms, doubling, at most 5 s (a trigger paced at 1 ms
+ * must not re-read a whole snapshot on every sample). */
+uint64_t standby_retry_delay_us(unsigned fails);
+
+/* PIDs of victims still dying anywhere (act_inflight): the engine waits
+ * for them instead of choosing a second victim. */
+struct inflight {
+	int *pids;
+	size_t n;
+};
 
 /* Makes (or remakes) d's standby decision: fresh lazy snapshot, settings,
- * selection, pidfds opened and verified. 0, or -errno (logged). Waits
- * for a preparation in flight first. */
-int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+ * selection, pidfds opened and verified. 0, or -errno (logged); -EAGAIN
+ * without trying while a failed one's retry delay runs. Waits for a
+ * preparation in flight first. Takes inflight's array. */
+int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+		    struct inflight *inflight);
 /* The same, with the snapshot and the selection on the preparation
  * thread, so the loop keeps sampling meanwhile (a snapshot can take
  * hundreds of milliseconds on a loaded machine); the loop finishes it
@@ -435,42 +439,52 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
  * files (the reader changes the cwd while it reads: every path the loop
  * opens meanwhile is absolute or relative to a dirfd) and dm->cfg (a
  * reload waits for it first). */
-int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level);
+int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			  struct inflight *inflight);
 /* Joins the preparation in flight, if any, and installs its standby. */
 void standby_wait(struct daemon *dm);
 /* The verdict on d's standby now (crossing: the trigger fired), after
  * re-validating its targets (allocates nothing). */
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 			      bool crossing);
-void standby_free(struct standby *sb); /* NULL-safe */
 /* The ranking re-check: whether the standby's victim provably still
  * leads (its footprint now against each rival's memory.current +
  * memory.swap.current). false when it cannot tell. Allocates nothing. */
 bool standby_rank_ok(struct daemon *dm, struct standby *sb);
-
-/* standby-members.c: the victim entity's processes re-read at the
- * crossing (see there). */
-struct member_score {
-	int pid;
-	bool eligible;
-	int64_t score; /* oom_badness now */
-};
-/* Pure: P (victim_pid) is eligible and beats every other eligible
- * member (equal scores: the lower PID wins, as in the engine). */
-bool standby_members_lead(const struct member_score *m, size_t n, int victim_pid);
-void standby_members_open(struct daemon *dm, struct standby *sb);
-bool standby_members_ok(struct daemon *dm, struct standby *sb);
-void standby_members_free(struct standby *sb);
+/* Drops d's standby (NULL-safe). */
 void standby_drop(struct domain *d);
-/* The victim's lead over the next eligible candidate of its tier, in
- * score bytes (UINT64_MAX: no rival in its tier; 0: no victim). */
-uint64_t standby_lead(const struct cgoom_decision *dec);
-/* Limits for a standby: level_delta half its lead on the approach, the
- * whole lead at the crossing. */
-struct standby_limits standby_limits_of(const struct standby *sb, bool crossing);
+
+/* What acting on d's standby needs to know and say. */
+const struct cgoom_decision *standby_decision(const struct standby *sb);
+/* A victim with at least one verified target, pidfds open. */
+bool standby_ready(const struct standby *sb);
+/* The ranking as `explain` renders it: text, JSON, the reason. */
+void standby_explain(const struct standby *sb, bool json, struct cgoom_strbuf *out);
+void standby_reason(const struct standby *sb, struct cgoom_strbuf *out);
+/* Moves the prepared targets out of sb into *ret (the kill state):
+ * allocates nothing; sb keeps its decision, for the report. */
+void standby_take_targets(struct standby *sb, struct kill_targets *ret);
+/* Closes the pidfds, frees the targets; NULL-safe, idempotent. */
+void kill_targets_free(struct kill_targets *t);
 
 /* ---- act.c (the actor) ---- */
 
+/* What acting on a decision came to: one value, computed once
+ * (act_outcome_of), then logged, cooled down and cleaned up by. */
+enum act_outcome {
+	ACT_KILL,       /* signalled: the kill lifecycle takes it from here */
+	ACT_KILL_NONE,  /* about to signal, every target vanished or became protected */
+	ACT_INFLIGHT,   /* a victim killed earlier is still dying: wait */
+	ACT_DRY_RUN,    /* --dry-run: what would be killed, logged */
+	ACT_NO_VICTIM,  /* no eligible victim (or none of its processes is left) */
+	ACT_OUTCOME_MAX,
+};
+/* Pure: the outcome for a decision (ready: targets verified; inflight:
+ * the engine waits for a dying victim; has_victim), in a dry run or
+ * not; signal_r: the signal's result when the outcome was ACT_KILL
+ * (< 0: nothing signalled), ignored otherwise. */
+enum act_outcome act_outcome_of(bool ready, bool inflight, bool has_victim, bool dry_run,
+				int signal_r);
 /* Confirms, kills (or logs, in a dry run) and reports, for a fired
  * trigger. */
 void daemon_act(struct daemon *dm, const struct trigger_event *ev);
@@ -482,7 +496,11 @@ void act_deadline(struct daemon *dm, uint64_t now);
 void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n);
 bool act_any_kill_active(const struct daemon *dm);
 void act_arm_deadline(struct daemon *dm);
-void kill_state_clear(struct daemon *dm, struct domain *d);
+/* The PIDs of every victim still dying, for a new decision: 0 or
+ * -ENOMEM. */
+int act_inflight(const struct daemon *dm, struct inflight *ret);
+/* Forgets d's kill (the domain is being torn down). */
+void act_forget(struct daemon *dm, struct domain *d);
 
 /* ---- sysd.c ---- */
 

@@ -89,12 +89,13 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 	/* swap room: what the cgroup may still swap, within what the
 	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur = 0;
-	if (dm->swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
+	uint64_t swap_free = dm->domains[0]->sys.swap_free;
+	if (swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
 	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0 &&
 	    daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0) {
 		room = above(smax, scur);
-		if (room > dm->swap_free)
-			room = dm->swap_free;
+		if (room > swap_free)
+			room = swap_free;
 	}
 	s->swap_used = scur;
 	s->swap_room = room;
@@ -106,14 +107,14 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 {
 	size_t len;
-	int r = cgfs_reread(dm->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->domains[0]->sys.meminfo_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_meminfo(dm->buf, len, ret);
 }
 
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
 	size_t len;
-	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->domains[0]->sys.vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
@@ -153,7 +154,7 @@ static bool psi_polled(struct daemon *dm, struct domain *d, const struct cgoom_p
 int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 {
 	size_t len;
-	int r = cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread(dm->domains[0]->sys.vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	return r < 0 ? r : cgoom_parse_reclaim(dm->buf, len, ret);
 }
 
@@ -180,8 +181,8 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 		return;
 	const struct cgoom_system_levels *lv = &s->lv;
 	bool low = lv->mem_low && lv->swap_low;
-	dm->swap_free = lv->swap_total ? lv->swap_free : 0;
-	dm->sys_mem_min = lv->mem_min;
+	struct system_files *sys = &d->sys;
+	sys->swap_free = lv->swap_total ? lv->swap_free : 0;
 	/* PSI: one small read per sample; pressure seen makes the system
 	 * watched (pressure.c) */
 	struct cgoom_pressure psi;
@@ -197,18 +198,18 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	struct cgoom_reclaim rc;
 	bool have_rc = false;
 	bool near = low || psi_fired || watched || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
-	if (dm->vmstat_fd >= 0 && (near || !dm->vmstat_ok || now >= dm->vmstat_due_us) &&
+	if (sys->vmstat_fd >= 0 && (near || !sys->vmstat_ok || now >= sys->vmstat_due_us) &&
 	    system_vmstat(dm, &rc) == 0) {
 		have_rc = true;
 		if (rc.present & CGOOM_RECLAIM_OOM_KILL) {
-			if (dm->vmstat_ok && rc.oom_kill > dm->vmstat_oom_kill)
-				ret->kernel_kills = rc.oom_kill - dm->vmstat_oom_kill;
-			dm->vmstat_oom_kill = rc.oom_kill;
-			dm->vmstat_ok = true;
+			if (sys->vmstat_ok && rc.oom_kill > sys->vmstat_oom_kill)
+				ret->kernel_kills = rc.oom_kill - sys->vmstat_oom_kill;
+			sys->vmstat_oom_kill = rc.oom_kill;
+			sys->vmstat_ok = true;
 		}
-		dm->vmstat_due_us = now + VMSTAT_IDLE_US;
+		sys->vmstat_due_us = now + VMSTAT_IDLE_US;
 	}
-	ret->oom_kill0 = dm->vmstat_oom_kill;
+	ret->oom_kill0 = sys->vmstat_oom_kill;
 	s->kill_active = kl_active(&d->kill.lc);
 	s->psi_fired = psi_fired;
 	if (psi_ok && psi.full.present)
@@ -306,7 +307,7 @@ bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t
 	*ret_kernel = 0;
 	if (d->system) {
 		uint64_t v;
-		if (dm->vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
+		if (d->sys.vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
 			*ret_kernel = v - ev->oom_kill0;
 		if (read_system_levels(dm, &fresh) < 0)
 			return false;

@@ -127,6 +127,8 @@ static struct domain *domain_new(const char *path)
 	}
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
 	d->stat_fd = d->swap_max_fd = d->swap_current_fd = d->psi_some_fd = -1;
+	d->sys.meminfo_fd = d->sys.vmstat_fd = -1;
+	d->kill.tg.xattr_fd = -1; /* act.c's kill state: no xattr fd yet */
 	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
 	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };
 	d->w_psi_some = (struct watch){ .kind = W_PSI_SOME, .d = d };
@@ -155,18 +157,19 @@ int domains_init(struct daemon *dm)
 		free(d);
 		return r;
 	}
-	dm->meminfo_fd = openat(dm->roots.proc_fd, "meminfo", RDONLY);
-	if (dm->meminfo_fd < 0) {
+	struct system_files *sys = &d->sys;
+	sys->meminfo_fd = openat(dm->roots.proc_fd, "meminfo", RDONLY);
+	if (sys->meminfo_fd < 0) {
 		r = -errno;
 		log_error("%s/meminfo: %s", dm->roots.proc_path, strerror(-r));
 		return r;
 	}
-	dm->vmstat_fd = openat(dm->roots.proc_fd, "vmstat", RDONLY);
-	if (dm->vmstat_fd >= 0) {
+	sys->vmstat_fd = openat(dm->roots.proc_fd, "vmstat", RDONLY);
+	if (sys->vmstat_fd >= 0) {
 		size_t len;
-		if (cgfs_reread(dm->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
-		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &dm->vmstat_oom_kill) == 0)
-			dm->vmstat_ok = true;
+		if (cgfs_reread(sys->vmstat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+		    cgoom_parse_vmstat_oom_kill(dm->buf, len, &sys->vmstat_oom_kill) == 0)
+			sys->vmstat_ok = true;
 	}
 	psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
 	return 0;
@@ -422,9 +425,19 @@ void domain_close(struct daemon *dm, struct domain *d)
 		domain_files_open(dm, d, false);
 	d->dead = true;
 	guard_restore(dm, d);
-	standby_drop(d);
 	domain_files_close(dm, d);
 	files_close_all(d); /* the system domain's PSI files */
+	close_fd(&d->sys.meminfo_fd);
+	close_fd(&d->sys.vmstat_fd);
+}
+
+void domains_note_polled(struct daemon *dm, const struct domain *d)
+{
+	struct cgoom_strbuf *b = &dm->polled_news;
+	if (dm->n_polled_news)
+		cgoom_strbuf_append(b, ", ", 2);
+	cgoom_strbuf_json_string(b, d->path);
+	dm->n_polled_news++;
 }
 
 static int domain_add(struct daemon *dm, int dirfd, const char *path)
@@ -482,7 +495,7 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
 	if (!keep) {
 		domain_files_close(dm, d);
-		fds_note_polled(dm, d);
+		domains_note_polled(dm, d);
 	}
 	return 0;
 out_free:
@@ -638,18 +651,15 @@ int domains_rescan(struct daemon *dm)
 		 * sample finds a removed cgroup (ev->gone) anyway */
 		if (!d->seen && !d->dead && !dm->walk_fails) {
 			log_info("domain %s: gone (removed, or memory.max is max now)", d->path);
-			domain_close(dm, d);
+			d->vanished = true; /* torn down by the loop */
 		}
 	}
-	fds_report(dm);
 	return 0;
 }
 
-static void domain_free(struct daemon *dm, struct domain *d)
+/* d's files are closed (domain_close, by the loop's teardown). */
+static void domain_free(struct domain *d)
 {
-	domain_close(dm, d);
-	kill_state_clear(dm, d);
-	free(d->thrash);
 	free(d->path);
 	free(d);
 }
@@ -660,7 +670,7 @@ void domains_reap(struct daemon *dm)
 	for (size_t i = 1; i < dm->n_domains; i++) {
 		struct domain *d = dm->domains[i];
 		if (d->dead)
-			domain_free(dm, d);
+			domain_free(d);
 		else
 			dm->domains[j++] = d;
 	}
@@ -668,14 +678,14 @@ void domains_reap(struct daemon *dm)
 		dm->n_domains = j;
 }
 
+/* Frees every domain; the loop tore them down first (their files are
+ * closed, memory.high restored). */
 void domains_free(struct daemon *dm)
 {
 	for (size_t i = 0; i < dm->n_domains; i++)
-		domain_free(dm, dm->domains[i]);
+		domain_free(dm->domains[i]);
 	free(dm->domains);
 	dm->domains = NULL;
 	dm->n_domains = dm->cap_domains = 0;
-	close_fd(&dm->meminfo_fd);
-	close_fd(&dm->vmstat_fd);
 }
 

@@ -27,29 +27,28 @@ extern char **environ;
 
 void events_close(struct daemon *dm)
 {
-	if (dm->event_fd >= 0)
-		close(dm->event_fd);
-	dm->event_fd = -1;
+	if (dm->ev.fd >= 0)
+		close(dm->ev.fd);
+	dm->ev.fd = -1;
 }
 
-/* The last write error of the event log and of the metrics file (0: the
- * last write went through): each failure is logged once when it starts
- * and once when it ends, not once per event or tick (a full filesystem, a
- * missing directory). */
-static int event_err, metrics_err;
+/* dm->ev.err and .metrics_err: the last write error of the event log
+ * and of the metrics file (0: the last write went through): each
+ * failure is logged once when it starts and once when it ends, not once
+ * per event or tick (a full filesystem, a missing directory). */
 
 void events_open(struct daemon *dm)
 {
 	events_close(dm);
-	/* event_err survives a re-open: a full filesystem stays reported
+	/* ev.err survives a re-open: a full filesystem stays reported
 	 * once across a storm of SIGHUPs */
 	if (!dm->cfg.event_log)
 		return;
 	/* root writing into a directory others may write to: no symlink,
 	 * FIFO or foreign file (safe-file.h) */
-	int r = sfile_open_append(dm->cfg.event_log, &dm->event_fd);
+	int r = sfile_open_append(dm->cfg.event_log, &dm->ev.fd);
 	if (r < 0) {
-		dm->event_fd = -1;
+		dm->ev.fd = -1;
 		log_warning("event_log %s: %s; no event log", dm->cfg.event_log, sfile_strerror(r));
 	}
 }
@@ -63,7 +62,7 @@ static uint64_t clock_us(clockid_t c)
 
 void event_emit(struct daemon *dm, const char *name, const struct cgoom_strbuf *fields)
 {
-	if (dm->event_fd < 0)
+	if (dm->ev.fd < 0)
 		return;
 	struct cgoom_strbuf b = { 0 };
 	uint64_t rt = clock_us(CLOCK_REALTIME);
@@ -83,14 +82,14 @@ void event_emit(struct daemon *dm, const char *name, const struct cgoom_strbuf *
 		b.failed = true;
 	if (!b.failed) {
 		/* one write per line: O_APPEND keeps lines whole */
-		ssize_t n = write(dm->event_fd, b.buf, b.len);
+		ssize_t n = write(dm->ev.fd, b.buf, b.len);
 		int r = n < 0 ? -errno : (size_t)n != b.len ? -EIO : 0;
-		if (r < 0 && r != event_err)
+		if (r < 0 && r != dm->ev.err)
 			log_warning("event_log %s: %s; events are lost until a write succeeds",
 				    dm->cfg.event_log, n < 0 ? strerror(-r) : "short write");
-		else if (r == 0 && event_err != 0)
+		else if (r == 0 && dm->ev.err != 0)
 			log_info("event_log %s: writing again", dm->cfg.event_log);
-		event_err = r;
+		dm->ev.err = r;
 	} else {
 		log_warning("event_log: out of memory; %s event dropped", name);
 	}
@@ -101,17 +100,17 @@ void event_emit(struct daemon *dm, const char *name, const struct cgoom_strbuf *
 
 static struct metric_row *row(struct daemon *dm, const char *domain)
 {
-	for (size_t i = 0; i < dm->n_rows; i++)
-		if (strcmp(dm->rows[i].domain, domain) == 0)
-			return &dm->rows[i];
-	if (cgfs_grow(&dm->rows, &dm->cap_rows, dm->n_rows + 1, sizeof(*dm->rows)) < 0)
+	for (size_t i = 0; i < dm->ev.n_rows; i++)
+		if (strcmp(dm->ev.rows[i].domain, domain) == 0)
+			return &dm->ev.rows[i];
+	if (cgfs_grow(&dm->ev.rows, &dm->ev.cap_rows, dm->ev.n_rows + 1, sizeof(*dm->ev.rows)) < 0)
 		return NULL;
-	struct metric_row *r = &dm->rows[dm->n_rows];
+	struct metric_row *r = &dm->ev.rows[dm->ev.n_rows];
 	memset(r, 0, sizeof(*r));
 	r->domain = strdup(domain);
 	if (!r->domain)
 		return NULL;
-	dm->n_rows++;
+	dm->ev.n_rows++;
 	return r;
 }
 
@@ -128,8 +127,8 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 	struct metric_row *r = row(dm, domain);
 	if (r && (unsigned)policy < CGOOM_POLICY_MAX)
 		r->kills[policy]++;
-	dm->have_reaction = true;
-	dm->last_reaction_us = reaction_us;
+	dm->ev.have_reaction = true;
+	dm->ev.last_reaction_us = reaction_us;
 }
 
 void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n)
@@ -169,41 +168,41 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 			       "# TYPE cgoom_domains_polled gauge\ncgoom_domains_polled %zu\n", n_polled);
 	cgoom_strbuf_printf(b, "# HELP cgoom_kills_total Victims killed by cgoom.\n"
 			       "# TYPE cgoom_kills_total counter\n");
-	for (size_t i = 0; i < dm->n_rows; i++)
+	for (size_t i = 0; i < dm->ev.n_rows; i++)
 		for (int p = 0; p < CGOOM_POLICY_MAX; p++) {
-			if (!dm->rows[i].kills[p])
+			if (!dm->ev.rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");
-			label(b, dm->rows[i].domain);
+			label(b, dm->ev.rows[i].domain);
 			cgoom_strbuf_printf(b, ",policy=\"%s\"} %llu\n", cgoom_policy_name(p),
-					    (unsigned long long)dm->rows[i].kills[p]);
+					    (unsigned long long)dm->ev.rows[i].kills[p]);
 		}
 	cgoom_strbuf_printf(b, "# HELP cgoom_triggers_total Triggers that fired.\n"
 			       "# TYPE cgoom_triggers_total counter\n");
-	for (size_t i = 0; i < dm->n_rows; i++)
+	for (size_t i = 0; i < dm->ev.n_rows; i++)
 		for (int k = 1; k < CGOOM_TRIGGER_N_; k++) {
-			if (!dm->rows[i].triggers[k])
+			if (!dm->ev.rows[i].triggers[k])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_triggers_total{domain=");
-			label(b, dm->rows[i].domain);
+			label(b, dm->ev.rows[i].domain);
 			cgoom_strbuf_printf(b, ",kind=\"%s\"} %llu\n", cgoom_trigger_name(k),
-					    (unsigned long long)dm->rows[i].triggers[k]);
+					    (unsigned long long)dm->ev.rows[i].triggers[k]);
 		}
 	cgoom_strbuf_printf(b, "# HELP cgoom_kernel_oom_kills_total Kernel OOM kills observed.\n"
 			       "# TYPE cgoom_kernel_oom_kills_total counter\n");
-	for (size_t i = 0; i < dm->n_rows; i++) {
-		if (!dm->rows[i].kernel_oom_kills)
+	for (size_t i = 0; i < dm->ev.n_rows; i++) {
+		if (!dm->ev.rows[i].kernel_oom_kills)
 			continue;
 		cgoom_strbuf_printf(b, "cgoom_kernel_oom_kills_total{domain=");
-		label(b, dm->rows[i].domain);
-		cgoom_strbuf_printf(b, "} %llu\n", (unsigned long long)dm->rows[i].kernel_oom_kills);
+		label(b, dm->ev.rows[i].domain);
+		cgoom_strbuf_printf(b, "} %llu\n", (unsigned long long)dm->ev.rows[i].kernel_oom_kills);
 	}
-	if (dm->have_reaction)
+	if (dm->ev.have_reaction)
 		cgoom_strbuf_printf(b, "# HELP cgoom_last_reaction_seconds From trigger detection to the signal, last kill.\n"
 				       "# TYPE cgoom_last_reaction_seconds gauge\n"
 				       "cgoom_last_reaction_seconds %llu.%06llu\n",
-				    (unsigned long long)(dm->last_reaction_us / 1000000),
-				    (unsigned long long)(dm->last_reaction_us % 1000000));
+				    (unsigned long long)(dm->ev.last_reaction_us / 1000000),
+				    (unsigned long long)(dm->ev.last_reaction_us % 1000000));
 }
 
 void metrics_write(struct daemon *dm)
@@ -220,24 +219,24 @@ void metrics_write(struct daemon *dm)
 	/* FILE.tmp with O_EXCL|O_NOFOLLOW, renamed over FILE (safe-file.h) */
 	bool tmp_bad = false;
 	int r = sfile_replace(path, b.buf, b.len, &tmp_bad);
-	if (r < 0 && r != metrics_err)
+	if (r < 0 && r != dm->ev.metrics_err)
 		log_warning("metrics_file %s%s: %s; not updated until this clears", path,
 			    tmp_bad ? ".tmp" : "", sfile_strerror(r));
-	else if (r == 0 && metrics_err != 0)
+	else if (r == 0 && dm->ev.metrics_err != 0)
 		log_info("metrics_file %s: written again", path);
-	metrics_err = r;
+	dm->ev.metrics_err = r;
 out_free:
 	cgoom_strbuf_free(&b);
 }
 
 void metrics_free(struct daemon *dm)
 {
-	for (size_t i = 0; i < dm->n_rows; i++)
-		free(dm->rows[i].domain);
-	free(dm->rows);
-	dm->rows = NULL;
-	dm->cap_rows = 0;
-	dm->n_rows = 0;
+	for (size_t i = 0; i < dm->ev.n_rows; i++)
+		free(dm->ev.rows[i].domain);
+	free(dm->ev.rows);
+	dm->ev.rows = NULL;
+	dm->ev.cap_rows = 0;
+	dm->ev.n_rows = 0;
 }
 
 /* ---- pre-kill hook ---- */

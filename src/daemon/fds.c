@@ -107,15 +107,6 @@ bool domain_active(const struct domain *d)
 	return d->approach || d->standby || kl_active(&d->kill.lc);
 }
 
-void fds_note_polled(struct daemon *dm, const struct domain *d)
-{
-	struct cgoom_strbuf *b = &dm->polled_news;
-	if (dm->n_polled_news)
-		cgoom_strbuf_append(b, ", ", 2);
-	cgoom_strbuf_json_string(b, d->path);
-	dm->n_polled_news++;
-}
-
 void fds_report(struct daemon *dm)
 {
 	if (!dm->n_polled_news)
@@ -164,7 +155,7 @@ bool fds_make_room(struct daemon *dm, size_t more)
 			continue;
 		size_t n = d->n_fds;
 		domain_files_close(dm, d);
-		fds_note_polled(dm, d);
+		domains_note_polled(dm, d);
 		need = need > n ? need - n : 0;
 	}
 	fds_report(dm);

@@ -57,20 +57,20 @@ bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t
 
 /* ---- zram ---- */
 
-static void zram_close(struct daemon *dm)
+static void zram_close(struct system_files *sys)
 {
-	for (size_t i = 0; i < dm->n_zram; i++)
-		close(dm->zram_fds[i]);
-	dm->n_zram = 0;
+	for (size_t i = 0; i < sys->n_zram; i++)
+		close(sys->zram_fds[i]);
+	sys->n_zram = 0;
 }
 
 /* The zram swap devices from /proc/swaps, their mm_stat opened (live
  * roots only: sysfs is not under --proc-root). */
-static void zram_discover(struct daemon *dm, uint64_t now)
+static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t now)
 {
-	if (now < dm->swaps_due_us || !dm->live)
+	if (now < sys->swaps_due_us || !dm->live)
 		return;
-	dm->swaps_due_us = now + SWAPS_EVERY_US;
+	sys->swaps_due_us = now + SWAPS_EVERY_US;
 	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
@@ -80,14 +80,14 @@ static void zram_discover(struct daemon *dm, uint64_t now)
 	close(fd);
 	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, 8);
 	if (n < 0) {
-		if (!dm->swaps_logged)
+		if (!sys->swaps_logged)
 			log_warning("%s/swaps: %s; zram's RAM use is not watched", dm->roots.proc_path,
 				    strerror(-n));
-		dm->swaps_logged = true;
+		sys->swaps_logged = true;
 		return;
 	}
-	zram_close(dm);
-	for (int i = 0; i < n && i < 8 && dm->n_zram < sizeof(dm->zram_fds) / sizeof(dm->zram_fds[0]);
+	zram_close(sys);
+	for (int i = 0; i < n && i < 8 && sys->n_zram < sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]);
 	     i++) {
 		if (a[i].zram < 0)
 			continue;
@@ -95,21 +95,22 @@ static void zram_discover(struct daemon *dm, uint64_t now)
 		snprintf(path, sizeof(path), "/sys/block/zram%d/mm_stat", a[i].zram);
 		int z = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (z >= 0)
-			dm->zram_fds[dm->n_zram++] = z;
-		else if (!dm->swaps_logged)
+			sys->zram_fds[sys->n_zram++] = z;
+		else if (!sys->swaps_logged)
 			log_warning("%s: %s; zram's RAM use is not watched", path, strerror(errno));
 	}
 }
 
 /* The zram swap devices' totals: what they store, the RAM that costs,
  * their limits (0 when any has none). */
-static void zram_read(struct daemon *dm, struct cgoom_pressure_point *pt)
+static void zram_read(struct daemon *dm, const struct system_files *sys,
+		      struct cgoom_pressure_point *pt)
 {
 	bool unlimited = false;
-	for (size_t i = 0; i < dm->n_zram; i++) {
+	for (size_t i = 0; i < sys->n_zram; i++) {
 		size_t len;
 		struct cgoom_zram_mm m;
-		if (cgfs_reread(dm->zram_fds[i], dm->buf, sizeof(dm->buf), &len) < 0 ||
+		if (cgfs_reread(sys->zram_fds[i], dm->buf, sizeof(dm->buf), &len) < 0 ||
 		    cgoom_parse_zram_mm_stat(dm->buf, len, &m) < 0)
 			continue;
 		pt->zram_orig += m.orig_data_size;
@@ -121,9 +122,12 @@ static void zram_read(struct daemon *dm, struct cgoom_pressure_point *pt)
 		pt->zram_limit = 0;
 }
 
-void pressure_free(struct daemon *dm)
+void pressure_free(struct domain *d)
 {
-	zram_close(dm);
+	if (d->system)
+		zram_close(&d->sys);
+	free(d->thrash);
+	d->thrash = NULL;
 }
 
 /* ---- the history ---- */
@@ -200,8 +204,8 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 		psi_into(psi, &pt);
 		reclaim_into(reclaim, &pt);
 		if (s->lv.swap_total > 0) {
-			zram_discover(dm, s->at_us);
-			zram_read(dm, &pt);
+			zram_discover(dm, &d->sys, s->at_us);
+			zram_read(dm, &d->sys, &pt);
 		}
 	}
 	feed_and_judge(dm, d, watched, &pt, s);

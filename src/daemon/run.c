@@ -105,6 +105,18 @@ static uint64_t grown(uint64_t rate, uint64_t us)
 	return whole * us + part * us / 1000000;
 }
 
+/* The loop tears a domain down (domains.c never calls up): its
+ * standby, its kill, then its files. */
+static void teardown(struct daemon *dm, struct domain *d)
+{
+	if (d->dead)
+		return;
+	standby_drop(d);
+	act_forget(dm, d);
+	pressure_free(d);
+	domain_close(dm, d);
+}
+
 static void handle(struct daemon *dm, const struct trigger_event *ev)
 {
 	struct domain *d = ev->d;
@@ -112,7 +124,7 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 		act_kernel_oom(dm, d, ev->kernel_kills);
 	if (ev->gone) {
 		log_info("%s: cgroup removed", d->path);
-		domain_close(dm, d);
+		teardown(dm, d);
 		return;
 	}
 	if (ev->max_changed)
@@ -145,7 +157,9 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (v == SB_STALE && ev->headroom / 4 < grown(ev->rate, dm->prepare_cost_us) &&
 	    standby_rank_ok(dm, d->standby))
 		return;
-	standby_prepare_async(dm, d, cgfs_now_us(), ev->level);
+	struct inflight in;
+	if (act_inflight(dm, &in) == 0)
+		standby_prepare_async(dm, d, cgfs_now_us(), ev->level, &in);
 }
 
 /* A failed read of a sample is said once when it starts (path, file,
@@ -190,7 +204,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 		int r = domain_files_open(dm, d, false);
 		if (r == -ENOENT || r == -ENODEV || r == -ESTALE) {
 			log_info("%s: cgroup removed", d->path);
-			domain_close(dm, d);
+			teardown(dm, d);
 			return;
 		}
 		if (r < 0) {
@@ -209,13 +223,25 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	settle(dm, d);
 }
 
+/* Discovery: new domains added, vanished ones torn down, the fd
+ * budget's news said, polled domains given their files where room
+ * freed up. */
+static void rescan(struct daemon *dm)
+{
+	domains_rescan(dm);
+	for (size_t i = 1; i < dm->n_domains; i++)
+		if (dm->domains[i]->vanished)
+			teardown(dm, dm->domains[i]);
+	fds_report(dm);
+	fds_promote(dm);
+}
+
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
 	if (now >= dm->next_rescan_us) {
-		domains_rescan(dm);
-		fds_promote(dm);
+		rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;
 	}
 	for (size_t i = 0; i < dm->n_domains; i++)
@@ -359,7 +385,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		if (w->d->dead)
 			break;
 		if (ev->events & EPOLLERR) { /* the cgroup went away */
-			domain_close(dm, w->d);
+			teardown(dm, w->d);
 			break;
 		}
 		sample(dm, w->d, now, true);
@@ -376,9 +402,9 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 static void daemon_free(struct daemon *dm)
 {
 	standby_wait(dm);
-	domains_free(dm); /* restores memory.high */
-	pressure_free(dm);
-	free(dm->inflight);
+	for (size_t i = 0; i < dm->n_domains; i++)
+		teardown(dm, dm->domains[i]); /* restores memory.high */
+	domains_free(dm);
 	cgoom_strbuf_free(&dm->polled_news);
 	metrics_free(dm);
 	events_close(dm);
@@ -400,7 +426,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	}
 	dm->o = *o;
 	dm->epfd = dm->sigfd = dm->timerfd = dm->deadlinefd = dm->prep_efd = -1;
-	dm->event_fd = dm->meminfo_fd = dm->vmstat_fd = -1;
+	dm->ev.fd = -1;
 	dm->roots.cgroup_fd = dm->roots.proc_fd = -1;
 	dm->config_path = o->config ? o->config : "/etc/cgoom.conf";
 	dm->dry_run = o->dry_run;
@@ -454,7 +480,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	if (r < 0)
 		goto out_free;
 	fds_measure_fixed(dm);
-	domains_rescan(dm);
+	rescan(dm);
 	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;
 	dm->next_metrics_us = now + METRICS_US;

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "daemon-internal.h"
+#include "standby-internal.h"
 #include "cgfs.h"
 
 #define MEMBERS_MAX_PROCS 64

@@ -36,8 +36,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon-internal.h"
+#include "cgoom/explain.h"
 #include "log.h"
+#include "standby-internal.h"
 
 #define STANDBY_MAX_AGE_US 5000000ULL
 /* How often the way to the line re-reads the victim entity's processes. */
@@ -226,18 +227,67 @@ void standby_free(struct standby *sb)
 		*sb->fd_count -= sb->n_fds < *sb->fd_count ? sb->n_fds : *sb->fd_count;
 	rank_fds_free(sb);
 	standby_members_free(sb);
-	cgoom_kill_result_free(&sb->res);
-	if (sb->xattr_fd >= 0)
-		close(sb->xattr_fd);
-	free(sb->watches);
-	free(sb->exited);
+	kill_targets_free(&sb->tg);
 	cgoom_settings_free(&sb->settings);
 	if (sb->have_snap)
 		cgoom_snapshot_free(&sb->snap);
 	cgoom_reader_free(sb->rd);
 	cgoom_decision_free(&sb->dec);
-	free(sb->inflight);
+	free(sb->inflight.pids);
 	free(sb);
+}
+
+void kill_targets_free(struct kill_targets *t)
+{
+	if (!t)
+		return;
+	if (t->fd_count)
+		*t->fd_count -= t->n_fds < *t->fd_count ? t->n_fds : *t->fd_count;
+	cgoom_kill_result_free(&t->res);
+	if (t->xattr_fd >= 0)
+		close(t->xattr_fd);
+	free(t->watches);
+	free(t->exited);
+	free(t->scope_path);
+	*t = (struct kill_targets){ .xattr_fd = -1 };
+}
+
+void standby_take_targets(struct standby *sb, struct kill_targets *ret)
+{
+	*ret = sb->tg;
+	sb->tg = (struct kill_targets){ .xattr_fd = -1 };
+	sb->ready = false;
+}
+
+const struct cgoom_decision *standby_decision(const struct standby *sb)
+{
+	return &sb->dec;
+}
+
+bool standby_ready(const struct standby *sb)
+{
+	return sb->ready;
+}
+
+void standby_explain(const struct standby *sb, bool json, struct cgoom_strbuf *out)
+{
+	if (json)
+		cgoom_explain_json(out, &sb->snap, &sb->settings, &sb->dec);
+	else
+		cgoom_explain_text(out, &sb->snap, &sb->settings, &sb->dec);
+}
+
+void standby_reason(const struct standby *sb, struct cgoom_strbuf *out)
+{
+	cgoom_explain_reason(out, &sb->snap, &sb->dec);
+}
+
+uint64_t standby_retry_delay_us(unsigned fails)
+{
+	uint64_t us = 100000;
+	for (unsigned i = 1; i < fails && us < 5000000; i++)
+		us *= 2;
+	return us < 5000000 ? us : 5000000;
 }
 
 void standby_drop(struct domain *d)
@@ -246,36 +296,22 @@ void standby_drop(struct domain *d)
 	d->standby = NULL;
 }
 
-/* The PIDs of victims still dying anywhere: the engine waits for them. */
-static int set_inflight(struct daemon *dm, struct standby *sb)
+/* The PIDs of victims still dying anywhere (the caller's act_inflight):
+ * the engine waits for them. sb takes the array. */
+static void use_inflight(struct standby *sb, struct inflight *in)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		const struct kill_state *k = &dm->domains[i]->kill;
-		if (kl_active(&k->lc))
-			n += k->sb->res.n_targets;
-	}
-	sb->inflight = n ? calloc(n, sizeof(*sb->inflight)) : NULL;
-	if (n && !sb->inflight)
-		return -ENOMEM;
-	n = 0;
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		const struct kill_state *k = &dm->domains[i]->kill;
-		for (size_t t = 0; kl_active(&k->lc) && t < k->sb->res.n_targets; t++)
-			if (!k->sb->exited[t])
-				sb->inflight[n++] = k->sb->res.targets[t].pid;
-	}
-	sb->snap.inflight = sb->inflight;
-	sb->snap.n_inflight = n;
-	return 0;
+	sb->inflight = *in;
+	*in = (struct inflight){ 0 };
+	sb->snap.inflight = sb->inflight.pids;
+	sb->snap.n_inflight = sb->inflight.n;
 }
 
 /* The cgroup whose user.oomd_* xattrs record the kill: the kill scope, or
  * the victim process's own cgroup. */
 static const char *xattr_cgroup(const struct standby *sb)
 {
-	if (sb->scope_path)
-		return sb->scope_path;
+	if (sb->tg.scope_path)
+		return sb->tg.scope_path;
 	for (size_t i = 0; i < sb->snap.n_procs; i++)
 		if (sb->snap.procs[i].pid == sb->dec.victim_pid) {
 			int c = sb->snap.procs[i].cgroup;
@@ -297,7 +333,7 @@ static void notes_about(const struct cgoom_snapshot *s, const char *path)
 /* The engine's part of a decision: a fresh lazy snapshot, settings,
  * selection. Touches nothing of the daemon but what it is given (roots,
  * config, the domain's path), so it can run on the preparation thread.
- * sb->snap.inflight must be set before (set_inflight, by the loop). */
+ * sb->snap.inflight must be set before (use_inflight, by the loop). */
 static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_config *cfg,
 			 const char *path, struct standby *sb)
 {
@@ -333,12 +369,19 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 	return r;
 }
 
-/* The fds sb holds (the fd budget counts them). */
+/* The fds the targets hold (the fd budget counts them). */
+static size_t targets_count_fds(const struct kill_targets *t)
+{
+	size_t n = t->xattr_fd >= 0;
+	for (size_t i = 0; i < t->res.n_targets; i++)
+		n += t->res.targets[i].pidfd >= 0;
+	return n;
+}
+
+/* The fds sb's re-checks hold. */
 static size_t standby_count_fds(const struct standby *sb)
 {
-	size_t n = sb->xattr_fd >= 0;
-	for (size_t i = 0; i < sb->res.n_targets; i++)
-		n += sb->res.targets[i].pidfd >= 0;
+	size_t n = 0;
 	for (size_t i = 0; i < sb->n_rank_fds; i++)
 		n += (sb->rank_fds[i].current_fd >= 0) + (sb->rank_fds[i].swap_fd >= 0);
 	for (size_t i = 0; i < sb->n_members; i++)
@@ -352,8 +395,12 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 {
 	if (!sb->dec.has_victim || sb->dec.inflight)
 		return 0;
-	if (sb->dec.scope >= 0 && (size_t)sb->dec.scope < sb->snap.n_cgroups)
-		sb->scope_path = sb->snap.cgroups[sb->dec.scope].path;
+	struct kill_targets *tg = &sb->tg;
+	tg->use_cgroup_kill = sb->dec.use_cgroup_kill;
+	tg->policy = sb->dec.policy;
+	if (sb->dec.scope >= 0 && (size_t)sb->dec.scope < sb->snap.n_cgroups &&
+	    !(tg->scope_path = strdup(sb->snap.cgroups[sb->dec.scope].path)))
+		return -ENOMEM;
 	if (dm->dry_run || !dm->live)
 		return 0; /* nothing will be signalled: no pidfds to hold */
 	/* a pidfd per process it would signal, and the re-checks' files:
@@ -361,27 +408,28 @@ static int decide_finish(struct daemon *dm, struct domain *d, struct standby *sb
 	if (!fds_make_room(dm, sb->dec.n_pids + FDS_STANDBY_EXTRA))
 		log_warning("%s: the fd budget is short for this decision's %zu pidfds, even with "
 			    "every quiet domain polled", d->path, sb->dec.n_pids);
-	int r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &sb->res);
+	int r = cgoom_kill_prepare(dm->roots.proc_fd, &sb->snap, &sb->dec, &tg->res);
 	if (r < 0) {
 		log_error("%s: preparing the kill: %s", d->path, strerror(-r));
 		return r;
 	}
-	for (size_t i = 0; i < sb->res.n_targets; i++) {
-		int e = sb->res.targets[i].err;
+	for (size_t i = 0; i < tg->res.n_targets; i++) {
+		int e = tg->res.targets[i].err;
 		if (e == -EMFILE || e == -ENFILE)
 			log_error("%s: PID %d: pidfd: %s: it cannot be signalled", d->path,
-				  sb->res.targets[i].pid, strerror(-e));
+				  tg->res.targets[i].pid, strerror(-e));
 	}
-	size_t n = sb->res.n_targets;
-	sb->watches = calloc(n, sizeof(*sb->watches));
-	sb->exited = calloc(n, sizeof(*sb->exited));
-	if (!sb->watches || !sb->exited)
+	size_t n = tg->res.n_targets;
+	tg->watches = calloc(n, sizeof(*tg->watches));
+	tg->exited = calloc(n, sizeof(*tg->exited));
+	if (!tg->watches || !tg->exited)
 		return -ENOMEM;
 	const char *xc = xattr_cgroup(sb);
 	if (xc)
-		sb->xattr_fd = cgfs_open_beneath(dm->roots.cgroup_fd, xc, CGFS_DIR_FLAGS);
-	sb->skipped_at = sb->res.n_skipped;
-	sb->ready = sb->res.n_skipped < sb->res.n_targets;
+		tg->xattr_fd = cgfs_open_beneath(dm->roots.cgroup_fd, xc, CGFS_DIR_FLAGS);
+	tg->n_fds = targets_count_fds(tg);
+	sb->skipped_at = tg->res.n_skipped;
+	sb->ready = tg->res.n_skipped < tg->res.n_targets;
 	if (sb->ready) {
 		rank_fds_open(dm, sb);
 		standby_members_open(dm, sb);
@@ -395,7 +443,7 @@ static struct standby *standby_new(void)
 	struct standby *sb = calloc(1, sizeof(*sb));
 	if (!sb)
 		return NULL;
-	sb->xattr_fd = -1;
+	sb->tg.xattr_fd = -1;
 	cgoom_decision_init(&sb->dec);
 	return sb;
 }
@@ -426,26 +474,42 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 		log_debug("%s: standby: victim PID %d ready", d->path, sb->dec.victim_pid);
 	standby_drop(d);
 	d->standby = sb;
-	sb->fd_count = &dm->fds.decisions;
-	dm->fds.decisions += sb->n_fds;
+	d->prep_fails = 0;
+	d->prep_retry_us = 0;
+	sb->fd_count = sb->tg.fd_count = &dm->fds.decisions;
+	dm->fds.decisions += sb->n_fds + sb->tg.n_fds;
 	fds_make_room(dm, 0); /* the reserve, whole again */
 }
 
-int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+/* A preparation for d failed: the next waits (standby_retry_delay_us). */
+static void prep_failed(struct domain *d, int r)
+{
+	d->prep_fails++;
+	uint64_t delay = standby_retry_delay_us(d->prep_fails);
+	d->prep_retry_us = cgfs_now_us() + delay;
+	log_debug("%s: preparing a decision failed (%s), %u in a row: next try in %llu ms", d->path,
+		  strerror(-r), d->prep_fails, (unsigned long long)(delay / 1000));
+}
+
+int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+		    struct inflight *inflight)
 {
 	standby_wait(dm); /* the engine runs on one thread at a time */
+	struct standby *sb = now < d->prep_retry_us ? NULL : standby_new();
+	if (!sb) {
+		free(inflight->pids);
+		*inflight = (struct inflight){ 0 };
+		return now < d->prep_retry_us ? -EAGAIN : -ENOMEM;
+	}
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
-	struct standby *sb = standby_new();
-	if (!sb)
-		return -ENOMEM;
 	sb->kills_at = dm->kills_started;
-	int r = set_inflight(dm, sb);
-	if (r == 0)
-		r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
+	use_inflight(sb, inflight);
+	int r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
 	if (r == 0)
 		r = decide_finish(dm, d, sb);
 	if (r < 0) {
 		standby_free(sb);
+		prep_failed(d, r);
 		return r;
 	}
 	standby_install(dm, d, sb, now, now, level);
@@ -476,21 +540,24 @@ static void *prep_main(void *arg)
 	return NULL;
 }
 
-int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level)
+int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
+			  struct inflight *inflight)
 {
-	if (dm->prep || dm->prep_efd < 0)
-		return -EBUSY;
+	struct prep_job *j = NULL;
+	struct standby *sb = NULL;
+	char *path = NULL;
+	int r = dm->prep || dm->prep_efd < 0 ? -EBUSY : now < d->prep_retry_us ? -EAGAIN : 0;
+	if (r < 0)
+		goto out_free;
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
-	struct prep_job *j = calloc(1, sizeof(*j));
-	struct standby *sb = standby_new();
-	char *path = strdup(d->path);
-	int r = -ENOMEM;
+	j = calloc(1, sizeof(*j));
+	sb = standby_new();
+	path = strdup(d->path);
+	r = -ENOMEM;
 	if (!j || !sb || !path)
 		goto out_free;
 	sb->kills_at = dm->kills_started;
-	r = set_inflight(dm, sb);
-	if (r < 0)
-		goto out_free;
+	use_inflight(sb, inflight);
 	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
 				.efd = dm->prep_efd, .start_us = now, .level = level };
 	r = -pthread_create(&j->th, NULL, prep_main, j);
@@ -499,6 +566,8 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	dm->prep = j;
 	return 0;
 out_free:
+	free(inflight->pids); /* taken, whatever happens */
+	*inflight = (struct inflight){ 0 };
 	standby_free(sb);
 	free(path);
 	free(j);
@@ -516,12 +585,16 @@ void standby_wait(struct daemon *dm)
 		;
 	dm->prep = NULL;
 	struct domain *d = domains_find(dm, j->path);
+	int r = j->r;
 	/* a kill since it began changed the in-flight set: drop it */
-	if (j->r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != dm->kills_started ||
-	    decide_finish(dm, d, j->sb) < 0)
+	if (r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != dm->kills_started ||
+	    (r = decide_finish(dm, d, j->sb)) < 0) {
 		standby_free(j->sb);
-	else
+		if (d && r < 0)
+			prep_failed(d, r);
+	} else {
 		standby_install(dm, d, j->sb, j->start_us, j->start_us, j->level);
+	}
 	free(j->path);
 	free(j);
 }
@@ -533,12 +606,12 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	struct standby_view v = { .present = sb != NULL };
 	if (sb) {
 		if (sb->ready)
-			cgoom_kill_revalidate(dm->roots.proc_fd, sb->snap.self_pid, &sb->res);
+			cgoom_kill_revalidate(dm->roots.proc_fd, sb->snap.self_pid, &sb->tg.res);
 		v.ready = sb->ready;
 		v.decided_us = sb->decided_us;
 		v.level_at = sb->level_at;
 		v.kills_at = sb->kills_at;
-		v.n_skipped = sb->res.n_skipped - sb->skipped_at;
+		v.n_skipped = sb->tg.res.n_skipped - sb->skipped_at;
 		v.max_at = v.max_now = UINT64_MAX;
 		if (!d->system && sb->have_snap && d->sample_ok && sb->dec.domain >= 0 &&
 		    (size_t)sb->dec.domain < sb->snap.n_cgroups) {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon-internal.h"
+#include "standby-internal.h"
 #include "tap.h"
 
 static void test_fits_and_shortfall(void)
@@ -49,7 +49,7 @@ static struct domain *fake(const char *path, bool kept, size_t n_fds)
 static struct daemon *fake_daemon(size_t n)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
-	dm->event_fd = -1;
+	dm->ev.fd = -1;
 	dm->domains = calloc(n + 1, sizeof(*dm->domains));
 	dm->domains[0] = fake("/", false, 0);
 	dm->domains[0]->system = true;

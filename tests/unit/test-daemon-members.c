@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "children.h"
-#include "daemon-internal.h"
+#include "standby-internal.h"
 #include "snapbuild.h"
 #include "tap.h"
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon-internal.h"
+#include "standby-internal.h"
 #include "children.h"
 #include "tap.h"
 

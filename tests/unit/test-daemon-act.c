@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The actor's outcome (act_outcome_of: one value that decides what is
+ * done, logged, cooled down), a failed preparation's retry delay
+ * (standby_retry_delay_us), and the hand-over of a standby's kill
+ * targets to the kill state (standby_take_targets: moved, nothing
+ * allocated, nothing left behind to free twice).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "standby-internal.h"
+#include "tap.h"
+
+static void test_outcome_table(void)
+{
+	/* ready inflight victim dry_run signal_r */
+	CHECK_EQ_INT(act_outcome_of(true, false, true, false, 0), ACT_KILL);
+	CHECK_EQ_INT(act_outcome_of(true, false, true, false, -ESRCH), ACT_KILL_NONE);
+	/* a victim still dying comes first, in a dry run or not, ready or not */
+	CHECK_EQ_INT(act_outcome_of(true, true, true, false, 0), ACT_INFLIGHT);
+	CHECK_EQ_INT(act_outcome_of(false, true, false, true, 0), ACT_INFLIGHT);
+	/* no victim: nothing to kill, also in a dry run */
+	CHECK_EQ_INT(act_outcome_of(false, false, false, false, 0), ACT_NO_VICTIM);
+	CHECK_EQ_INT(act_outcome_of(false, false, false, true, 0), ACT_NO_VICTIM);
+	/* a dry run logs its victim whether or not pidfds were opened
+	 * (a dry run opens none) */
+	CHECK_EQ_INT(act_outcome_of(false, false, true, true, 0), ACT_DRY_RUN);
+	CHECK_EQ_INT(act_outcome_of(true, false, true, true, 0), ACT_DRY_RUN);
+	/* a victim whose every process vanished or became protected */
+	CHECK_EQ_INT(act_outcome_of(false, false, true, false, 0), ACT_NO_VICTIM);
+	/* the signal's result counts only when something was to be signalled */
+	CHECK_EQ_INT(act_outcome_of(false, false, true, false, -ESRCH), ACT_NO_VICTIM);
+	CHECK_EQ_INT(act_outcome_of(true, false, true, true, -ESRCH), ACT_DRY_RUN);
+}
+
+static void test_retry_delay(void)
+{
+	/* 100 ms after the first failure, doubling, at most 5 s */
+	CHECK_EQ_U64(standby_retry_delay_us(0), 100000);
+	CHECK_EQ_U64(standby_retry_delay_us(1), 100000);
+	CHECK_EQ_U64(standby_retry_delay_us(2), 200000);
+	CHECK_EQ_U64(standby_retry_delay_us(3), 400000);
+	CHECK_EQ_U64(standby_retry_delay_us(6), 3200000);
+	CHECK_EQ_U64(standby_retry_delay_us(7), 5000000);
+	CHECK_EQ_U64(standby_retry_delay_us(1000000), 5000000);
+	for (unsigned f = 1; f < 40; f++)
+		CHECK(standby_retry_delay_us(f + 1) >= standby_retry_delay_us(f));
+}
+
+static void test_take_targets(void)
+{
+	struct standby *sb = calloc(1, sizeof(*sb));
+	CHECK(sb != NULL);
+	size_t budget = 10;
+	sb->ready = true;
+	sb->tg.res.targets = calloc(2, sizeof(*sb->tg.res.targets));
+	sb->tg.res.n_targets = 2;
+	sb->tg.res.targets[0] = (struct cgoom_kill_target){ .pid = 7, .pidfd = -1 };
+	sb->tg.res.targets[1] = (struct cgoom_kill_target){ .pid = 8, .pidfd = -1 };
+	sb->tg.watches = calloc(2, sizeof(*sb->tg.watches));
+	sb->tg.exited = calloc(2, sizeof(*sb->tg.exited));
+	sb->tg.scope_path = strdup("/a/b");
+	sb->tg.xattr_fd = -1;
+	sb->tg.n_fds = 3;
+	sb->tg.fd_count = &budget;
+	struct kill_targets *before = &sb->tg;
+	struct cgoom_kill_target *targets = sb->tg.res.targets;
+
+	struct kill_targets k;
+	standby_take_targets(sb, &k);
+	/* moved, not copied: the same arrays, and the standby holds none */
+	CHECK(k.res.targets == targets && k.res.n_targets == 2 && k.res.targets[1].pid == 8);
+	CHECK(k.scope_path && strcmp(k.scope_path, "/a/b") == 0);
+	CHECK(before->res.targets == NULL && before->watches == NULL && before->exited == NULL &&
+	      before->scope_path == NULL && before->xattr_fd == -1 && before->n_fds == 0);
+	CHECK(!standby_ready(sb));
+	/* freeing the standby leaves the taken targets alone and the
+	 * budget's count to them */
+	standby_free(sb);
+	CHECK_EQ_INT(budget, 10);
+	kill_targets_free(&k);
+	CHECK_EQ_INT(budget, 7);
+	CHECK(k.res.targets == NULL && k.xattr_fd == -1);
+	kill_targets_free(&k); /* idempotent */
+	CHECK_EQ_INT(budget, 7);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){ TAP(test_outcome_table), TAP(test_retry_delay),
+					    TAP(test_take_targets), { 0 } });
+}
