@@ -181,8 +181,10 @@ struct domain {
 	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
 	 * limit), allocated when it is first watched */
 	struct cgoom_thrash_state *thrash;
-	uint64_t psi_some_last;   /* PSI some total at the previous sample */
+	uint64_t psi_some_last;   /* PSI some total when last read ... */
+	uint64_t psi_some_at;     /* ... and when */
 	uint64_t watch_until_us;  /* watched until then */
+	bool pressure_woke;       /* the kernel's PSI "some" trigger woke the loop */
 
 	/* sampling (run.c) */
 	uint64_t next_due_us;
@@ -373,7 +375,13 @@ int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s);
 void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);
-/* Whether the system domain is watched at `now` after seeing psi. */
+/* Whether the system domain's PSI file is worth reading at `now`:
+ * polled PSI, a PSI trigger that fired, watched, short of memory, or a
+ * second since it was last read. */
+bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
+		     uint64_t now);
+/* Whether the system domain is watched at `now` after seeing psi (NULL:
+ * not read this sample). */
 bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
 void pressure_free(struct domain *d);
 

@@ -183,10 +183,11 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	bool low = lv->mem_low && lv->swap_low;
 	struct system_files *sys = &d->sys;
 	sys->swap_free = lv->swap_total ? lv->swap_free : 0;
-	/* PSI: one small read per sample; pressure seen makes the system
-	 * watched (pressure.c) */
+	/* PSI: a small read when pressure may have started; pressure seen
+	 * makes the system watched (pressure.c) */
 	struct cgoom_pressure psi;
-	bool psi_ok = domain_pressure(dm, d, &psi) == 0;
+	bool psi_ok = pressure_wanted(d, s, psi_fired, now) && domain_pressure(dm, d, &psi) == 0;
+	d->pressure_woke = false;
 	bool watched = pressure_watch(d, psi_ok ? &psi : NULL, now);
 	psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than

@@ -5,12 +5,13 @@
  * and full, refault and reclaim counters, swap in use, zram. Reads only,
  * through kept fds, into the daemon's buffer.
  *
- * Cost: a domain is watched only while it is under pressure. The system
- * reads its PSI file (two lines) with every sample; a "some" stall of 1%
- * of the time since the last sample, or more, makes it watched for
- * WATCH_AFTER_US, and a watched system reads /proc/vmstat and zram's
- * mm_stat too and is sampled at least every THRASH_PACE_US (trigger-
- * thrash.c). A cgroup domain is watched while memory.current is within
+ * Cost: a domain is watched only while it is under pressure. A quiet
+ * system reads its PSI file (two lines) once a second, or when the
+ * kernel's PSI "some" trigger wakes the loop (pressure started), or when
+ * memory is short; a "some" stall of 1% of the time since the previous
+ * read, or more, makes it watched for WATCH_AFTER_US, and a watched system
+ * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
+ * and is sampled at least every THRASH_PACE_US (trigger-thrash.c). A cgroup domain is watched while memory.current is within
  * its margin of memory.max (it can thrash only at its limit) and then
  * reads memory.pressure besides the memory.stat it reads there anyway.
  */
@@ -25,6 +26,9 @@
 #include "log.h"
 
 #define WATCH_AFTER_US 5000000ULL
+/* A quiet system's PSI file is read at most this often (the kernel's
+ * "some" trigger wakes the loop sooner when pressure starts). */
+#define PSI_IDLE_US 1000000ULL
 /* /proc/swaps is looked at for zram devices at most this often */
 #define SWAPS_EVERY_US 10000000ULL
 
@@ -37,18 +41,24 @@ int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *
 	return r < 0 ? r : cgoom_parse_pressure(dm->buf, len, ret);
 }
 
+bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
+		     uint64_t now)
+{
+	bool mem_short = s->mem_total > 0 && s->lv.mem_available < s->mem_total / 10;
+	return !d->psi_trigger || psi_fired || d->pressure_woke || now < d->watch_until_us ||
+	       mem_short || now >= d->psi_some_at + PSI_IDLE_US;
+}
+
 bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now)
 {
 	if (psi && psi->some.present) {
 		uint64_t grew = psi->some.total_us > d->psi_some_last
 					? psi->some.total_us - d->psi_some_last
 					: 0;
-		/* the previous sample's time is the history's last point, or
-		 * a second ago when there is none */
-		uint64_t since = d->thrash && d->thrash->have_last && now > d->thrash->last.at_us
-					 ? now - d->thrash->last.at_us
-					 : 1000000ULL;
+		uint64_t since = d->psi_some_at && now > d->psi_some_at ? now - d->psi_some_at
+									: PSI_IDLE_US;
 		d->psi_some_last = psi->some.total_us;
+		d->psi_some_at = now;
 		if (grew > 0 && grew >= since / 100)
 			d->watch_until_us = now + WATCH_AFTER_US;
 	}

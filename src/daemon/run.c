@@ -378,7 +378,10 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		act_deadline(dm, now);
 		break;
 	case W_EVENTS:
+		sample(dm, w->d, now, false);
+		break;
 	case W_PSI_SOME:
+		w->d->pressure_woke = true; /* pressure.c: look at the PSI file now */
 		sample(dm, w->d, now, false);
 		break;
 	case W_PSI:
