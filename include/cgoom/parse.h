@@ -170,3 +170,84 @@ int cgoom_parse_has_controller(const char *buf, size_t len, const char *name, bo
 /* A boolean xattr value ("1"/"0", "yes"/"no", "true"/"false", "on"/"off",
  * case-insensitive, optional trailing NUL or newline). */
 int cgoom_parse_bool(const char *buf, size_t len, bool *ret);
+
+/* Reclaim and thrashing counters, from /proc/vmstat or a cgroup's
+ * memory.stat: the two files share these key names and each has a part
+ * of them (vmstat alone has pswpin/pswpout, allocstall_* and oom_kill).
+ * Values are the kernel's cumulative counters (pages or events); what
+ * matters is how fast they grow. Unknown keys are ignored; a malformed
+ * line or a key seen twice is -EBADMSG, a value past u64 -ERANGE. */
+enum {
+	CGOOM_RECLAIM_REFAULT_ANON = 1u << 0,  /* workingset_refault_anon (5.9+) */
+	CGOOM_RECLAIM_REFAULT_FILE = 1u << 1,  /* workingset_refault_file (5.9+) */
+	CGOOM_RECLAIM_REFAULT = 1u << 2,       /* workingset_refault (before 5.9: file) */
+	CGOOM_RECLAIM_ACTIVATE_ANON = 1u << 3, /* workingset_activate_anon */
+	CGOOM_RECLAIM_ACTIVATE_FILE = 1u << 4,
+	CGOOM_RECLAIM_ACTIVATE = 1u << 5,
+	CGOOM_RECLAIM_RESTORE_ANON = 1u << 6,  /* workingset_restore_anon */
+	CGOOM_RECLAIM_RESTORE_FILE = 1u << 7,
+	CGOOM_RECLAIM_PGSCAN_KSWAPD = 1u << 8,
+	CGOOM_RECLAIM_PGSCAN_DIRECT = 1u << 9,
+	CGOOM_RECLAIM_PGSCAN_KHUGEPAGED = 1u << 10,
+	CGOOM_RECLAIM_PGSTEAL_KSWAPD = 1u << 11,
+	CGOOM_RECLAIM_PGSTEAL_DIRECT = 1u << 12,
+	CGOOM_RECLAIM_PGSTEAL_KHUGEPAGED = 1u << 13,
+	CGOOM_RECLAIM_PSWPIN = 1u << 14,
+	CGOOM_RECLAIM_PSWPOUT = 1u << 15,
+	CGOOM_RECLAIM_PGMAJFAULT = 1u << 16,
+	CGOOM_RECLAIM_ALLOCSTALL_DMA = 1u << 17,
+	CGOOM_RECLAIM_ALLOCSTALL_DMA32 = 1u << 18,
+	CGOOM_RECLAIM_ALLOCSTALL_NORMAL = 1u << 19,
+	CGOOM_RECLAIM_ALLOCSTALL_MOVABLE = 1u << 20,
+	CGOOM_RECLAIM_ALLOCSTALL_DEVICE = 1u << 21,
+	CGOOM_RECLAIM_OOM_KILL = 1u << 22,
+};
+struct cgoom_reclaim {
+	uint64_t refault_anon, refault_file, refault;
+	uint64_t activate_anon, activate_file, activate;
+	uint64_t restore_anon, restore_file;
+	uint64_t pgscan_kswapd, pgscan_direct, pgscan_khugepaged;
+	uint64_t pgsteal_kswapd, pgsteal_direct, pgsteal_khugepaged;
+	uint64_t pswpin, pswpout, pgmajfault;
+	uint64_t allocstall_dma, allocstall_dma32, allocstall_normal, allocstall_movable,
+		allocstall_device;
+	uint64_t oom_kill;
+	unsigned present; /* CGOOM_RECLAIM_* bits of the keys seen */
+};
+int cgoom_parse_reclaim(const char *buf, size_t len, struct cgoom_reclaim *ret);
+/* Sums over the parsed keys (saturating): pages refaulted (anon + file, or
+ * the pre-5.9 total), refaults that activated (the page was part of the
+ * working set when evicted), pages scanned and reclaimed by every reclaimer,
+ * direct-reclaim entries. */
+uint64_t cgoom_reclaim_refaults(const struct cgoom_reclaim *r);
+uint64_t cgoom_reclaim_activations(const struct cgoom_reclaim *r);
+uint64_t cgoom_reclaim_scanned(const struct cgoom_reclaim *r);
+uint64_t cgoom_reclaim_stolen(const struct cgoom_reclaim *r);
+uint64_t cgoom_reclaim_allocstalls(const struct cgoom_reclaim *r);
+
+/* /sys/block/zramN/mm_stat: one line of numbers, the first four required
+ * (bytes): orig_data_size (what was stored), compr_data_size (its
+ * compressed size), mem_used_total (RAM zram uses for it, allocator
+ * overhead included), mem_limit (0: none); then mem_used_max, same_pages,
+ * pages_compacted, huge_pages (optional, 0 when absent). More fields
+ * (newer kernels) are ignored. -EBADMSG on anything else. */
+struct cgoom_zram_mm {
+	uint64_t orig_data_size, compr_data_size, mem_used_total, mem_limit;
+	uint64_t mem_used_max, same_pages, pages_compacted, huge_pages;
+	unsigned n_fields; /* how many numbers the line had (>= 4) */
+};
+int cgoom_parse_zram_mm_stat(const char *buf, size_t len, struct cgoom_zram_mm *ret);
+
+/* /proc/swaps: "Filename Type Size Used Priority" header, then one line
+ * per swap area (Size and Used in KiB; the kernel escapes blanks in the
+ * name as \040). Stores up to cap entries in ret and returns how many the
+ * file lists (which may exceed cap). A line that is not NAME TYPE SIZE
+ * USED PRIO is -EBADMSG; a missing header too. */
+struct cgoom_swap_area {
+	char name[64];   /* as printed, NUL-terminated, truncated */
+	bool is_file;    /* Type "file" (else a partition or device) */
+	int zram;        /* N for /dev/zramN, else -1 */
+	uint64_t size, used; /* bytes */
+	int priority;
+};
+int cgoom_parse_swaps(const char *buf, size_t len, struct cgoom_swap_area *ret, size_t cap);

@@ -15,18 +15,29 @@
 #include "cgoom/config.h"
 #include "cgoom/parse.h"
 
+/* The trigger kinds, in the order the daemon checks a domain's sample
+ * (an earlier kind that fires preempts the later ones), each as
+ * X(ENUM, name): CGOOM_TRIGGER_ENUM, "name", and the daemon's ops
+ * `trigger_name` in src/daemon/trigger-name.c (doc/architecture.md:
+ * adding a trigger). */
+#define CGOOM_TRIGGER_KINDS(X)                                                                     \
+	X(MEMORY, memory)               /* system: MemAvailable (and SwapFree) under their minimum */ \
+	X(MAX, max)                     /* cgroup: within margin of memory.max while reclaim fails */ \
+	X(UNRECLAIMABLE, unreclaimable) /* cgroup: unreclaimable memory within margin of max */      \
+	X(SWAP, swap)                   /* both: swap filling without a break, full soon */          \
+	X(THRASH, thrash)               /* both: sustained stalls on pages needed back */            \
+	X(HIGH, high)                   /* cgroup: usage stays in the guard band (memory.high) */
+
 enum cgoom_trigger {
 	CGOOM_TRIGGER_NONE = 0,
-	CGOOM_TRIGGER_MEMORY, /* system: MemAvailable (and SwapFree) under their minimum */
-	CGOOM_TRIGGER_PSI,    /* system: PSI full stall over threshold for a window */
-	CGOOM_TRIGGER_MAX,    /* cgroup: within margin of memory.max while reclaim fails */
-	CGOOM_TRIGGER_HIGH,   /* cgroup: usage stays in the guard band (memory.high) */
-	CGOOM_TRIGGER_UNRECLAIMABLE, /* cgroup: unreclaimable memory within margin of memory.max */
+#define CGOOM_TRIGGER_ENUM_(K, n) CGOOM_TRIGGER_##K,
+	CGOOM_TRIGGER_KINDS(CGOOM_TRIGGER_ENUM_)
+#undef CGOOM_TRIGGER_ENUM_
 	CGOOM_TRIGGER_N_,
 };
 
-/* "memory", "psi", "max", "high", "unreclaimable"; "none" for NONE;
- * NULL out of range. */
+/* The kind's name from CGOOM_TRIGGER_KINDS ("memory", "psi", ...); "none"
+ * for NONE; NULL out of range. */
 const char *cgoom_trigger_name(enum cgoom_trigger t);
 
 /* ---- the system domain ---- */
@@ -76,6 +87,12 @@ struct cgoom_cgroup_sample {
 	 * memory.current is within the margin (cgoom_cgroup_in_band()). */
 	bool unreclaim_valid;
 	uint64_t unreclaimable;
+	/* read with it: memory.stat's reclaim and refault counters, and the
+	 * swap the cgroup uses and may still use (min(memory.swap.max -
+	 * memory.swap.current, SwapFree); 0 without swap) */
+	bool reclaim_valid;
+	struct cgoom_reclaim reclaim;
+	uint64_t swap_used, swap_room;
 };
 
 /* ---- memory that cannot be reclaimed (memory.stat) ---- */
@@ -139,43 +156,36 @@ bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct c
  * unreclaimable sum, so outside this band it cannot fire). */
 bool cgoom_cgroup_in_band(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p);
 
-/* One check of a cgroup domain at time now_us. Fires
- *  - UNRECLAIMABLE when cur->unreclaim_valid and unreclaimable + margin
- *    >= memory.max: the kernel cannot make room by reclaim, whatever
- *    page cache the cgroup also holds (page cache alone never fires);
- *  - MAX when memory.current + margin >= memory.max and reclaim is
- *    failing: memory.events `max` or `oom` rose since the last check, or
- *    psi_fired (the domain's memory.pressure trigger went off). When
- *    memory.stat was read and the unreclaimable part is clear of the
- *    margin, `max` and PSI come from page cache being reclaimed and only
- *    `oom` counts;
- *  - HIGH (guarded only) when usage stays in the guard band while the
- *    allocator keeps hitting memory.high: a check that sees
- *    memory.current + margin >= memory.high and `high` risen starts the
- *    clock; it fires at a later check, at least dwell_us after the start,
- *    once `high` rose again since the start (a throttled allocator
- *    sleeps between charges, so not every check sees a rise); a check
- *    with usage below the band stops the clock. dwell_us 0 fires at the
- *    first sighting.
- * MAX wins over UNRECLAIMABLE, which wins over HIGH. Updates *st (events
- * baseline, band clock). */
-enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
-				      const struct cgoom_cgroup_sample *cur,
-				      const struct cgoom_cgroup_params *p, bool psi_fired,
-				      uint64_t now_us);
+/* The cgroup kinds' pure parts (src/daemon/trigger-{max,unreclaimable,
+ * high}.c put them in the table, in that order: MAX wins over
+ * UNRECLAIMABLE, which wins over HIGH). prev: memory.events at the
+ * previous check (cgoom_cgroup_state.last).
+ *
+ * MAX: memory.current + margin >= memory.max and reclaim is failing:
+ * memory.events `max` or `oom` rose since prev, or psi_fired (the
+ * domain's memory.pressure trigger went off). When memory.stat was read
+ * and the unreclaimable part is clear of the margin, `max` and PSI come
+ * from page cache being reclaimed and only `oom` counts. */
+bool cgoom_cgroup_max_fires(const struct cgoom_memevents *prev, const struct cgoom_cgroup_sample *cur,
+			    const struct cgoom_cgroup_params *p, bool psi_fired);
 
-/* The re-check right before acting, on numbers read after the decision:
- * whether the domain is still in trouble for a trigger of `kind`. It
- * confirms; it does not ask for a fresh event:
- *  - UNRECLAIMABLE: unreclaimable (if read, else memory.current) still
- *    within the margin of memory.max;
- *  - MAX: memory.current still within the margin of memory.max, or the
- *    unreclaimable memory is;
- *  - HIGH: cgoom_cgroup_at_limit().
- * false means the condition really cleared (the kernel killed, or the
- * cgroup freed memory): stand down. */
-bool cgoom_cgroup_confirm(enum cgoom_trigger kind, const struct cgoom_cgroup_sample *cur,
-			  const struct cgoom_cgroup_params *p);
+/* UNRECLAIMABLE: cur->unreclaim_valid and unreclaimable + margin >=
+ * memory.max: the kernel cannot make room by reclaim, whatever page
+ * cache the cgroup also holds (page cache alone never fires). */
+bool cgoom_cgroup_unreclaimable_near(const struct cgoom_cgroup_sample *cur,
+				     const struct cgoom_cgroup_params *p);
+
+/* HIGH (guarded only): usage stays in the guard band while the
+ * allocator keeps hitting memory.high. A check that sees memory.current +
+ * margin >= memory.high and `high` risen starts the clock; it fires at a
+ * later check, at least dwell_us after the start, once `high` rose again
+ * since the start (a throttled allocator sleeps between charges, so not
+ * every check sees a rise); a check with usage below the band, or one
+ * preempted (an earlier kind fired), stops the clock. dwell_us 0 fires
+ * at the first sighting. Updates st's band clock. */
+bool cgoom_cgroup_high_step(struct cgoom_cgroup_state *st, const struct cgoom_memevents *prev,
+			    const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p,
+			    bool preempted, uint64_t now_us);
 
 /* Whether the kernel OOM-killed in the domain since the last sample:
  * memory.events oom_kill rose. *ret_n (may be NULL) gets how many. */
@@ -275,7 +285,8 @@ struct cgoom_cgroup_pace {
  * faster of the two: the unreclaimable estimate starts from nothing when
  * the margin is entered, exactly when the growth of memory.current
  * (which carries it) is what is known; and inside the margin page cache
- * reclaimed as anon grows can hold memory.current flat. */
+ * reclaimed as anon grows can hold memory.current flat. A guard band's
+ * own pace (cgoom_cgroup_interval_us) is the HIGH trigger's, not this. */
 void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_cgroup_params *p,
 		       const struct cgoom_rate *rate_level, const struct cgoom_rate *rate_unrecl,
 		       struct cgoom_cgroup_pace *ret);

@@ -10,6 +10,7 @@
 #include "cgfs.h"
 #include "cgoom/explain.h"
 #include "cli.h"
+#include "facts.h"
 #include "kill.h"
 #include "log.h"
 
@@ -50,24 +51,65 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 	return EXIT_OK;
 }
 
-static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d, int *rc)
+/* explain --watch remembers the swap in use, for its rate. */
+struct swap_seen {
+	bool have, system;
+	uint64_t used, at_us;
+};
+
+/* The domain's memory facts (swap, zram, PSI: cgoom/facts.h) after the
+ * ranking: a "memory:" line, or a "memory" member of the JSON object. */
+static void facts(const struct cli_opts *o, struct cli_ctx *c, const struct cgoom_decision *d,
+		  struct swap_seen *prev, struct cgoom_strbuf *b)
+{
+	struct cgoom_memory_facts f;
+	if (d->domain < 0 || (size_t)d->domain >= c->snap.n_cgroups ||
+	    cgoom_memory_facts_read(&c->roots, c->snap.cgroups[d->domain].path,
+				    cgoom_roots_are_live(&c->roots), &f) < 0)
+		return;
+	uint64_t now = cgfs_now_us();
+	if (prev && prev->have && prev->system == f.system && now > prev->at_us) {
+		f.have_prev = true;
+		f.prev_swap_used = prev->used;
+		f.prev_age_us = now - prev->at_us;
+	}
+	if (o->json) {
+		/* the explain object ends with its closing brace: the facts go
+		 * in before it */
+		if (b->len == 0 || b->buf[b->len - 1] != '}')
+			return;
+		b->len--;
+		cgoom_strbuf_printf(b, ", \"memory\": ");
+		cgoom_memory_facts_json(b, &f);
+		cgoom_strbuf_printf(b, "}");
+	} else {
+		cgoom_memory_facts_text(b, &f);
+	}
+	if (prev)
+		*prev = (struct swap_seen){ .have = f.swap_ok, .system = f.system, .used = f.swap_used,
+					    .at_us = now };
+}
+
+static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d,
+		 struct swap_seen *prev, int *rc)
 {
 	struct cgoom_strbuf b = { 0 };
 	if (o->json)
 		cgoom_explain_json(&b, &c->snap, &c->settings, d);
 	else
 		cgoom_explain_text(&b, &c->snap, &c->settings, d);
+	facts(o, c, d, prev, &b);
 	*rc = print_buf(&b, o->json);
 }
 
-static int explain_once(const struct cli_opts *o)
+static int explain_once(const struct cli_opts *o, struct swap_seen *prev)
 {
 	struct cli_ctx c;
 	struct cgoom_decision d;
 	cgoom_decision_init(&d);
 	int rc = decide(o, &c, &d);
 	if (rc == EXIT_OK)
-		show(o, &c, &d, &rc);
+		show(o, &c, &d, prev, &rc);
 	cgoom_decision_free(&d);
 	cli_ctx_free(&c);
 	return rc;
@@ -76,7 +118,8 @@ static int explain_once(const struct cli_opts *o)
 int cmd_explain(const struct cli_opts *o)
 {
 	if (!o->watch_ms)
-		return explain_once(o);
+		return explain_once(o, NULL);
+	struct swap_seen prev = { 0 };
 	/* --watch: a fresh snapshot each period, like watch(1); a usage or
 	 * config error stops it, a runtime hiccup does not */
 	for (;;) {
@@ -85,7 +128,7 @@ int cmd_explain(const struct cli_opts *o)
 		strftime(ts, sizeof(ts), "%F %T", localtime(&now));
 		if (!o->json)
 			printf("\033[H\033[2J%s, every %.1fs (Ctrl-C to stop)\n", ts, o->watch_ms / 1000.0);
-		int rc = explain_once(o);
+		int rc = explain_once(o, &prev);
 		fflush(stdout);
 		if (rc == EXIT_USAGE)
 			return rc;
@@ -143,7 +186,7 @@ int cmd_kill(const struct cli_opts *o)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	show(o, &c, &d, &rc);
+	show(o, &c, &d, NULL, &rc);
 	if (rc != EXIT_OK)
 		goto out;
 	if (!d.has_victim) {

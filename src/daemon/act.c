@@ -4,7 +4,7 @@
  *  1. the standby decision (standby.c): used as is when still valid (its
  *     pidfds re-validated), else made now;
  *  2. the confirming re-check on numbers read after the decision
- *     (trigger.h cgoom_cgroup_confirm / cgoom_system_low): a trigger
+ *     (trigger_confirm: the fired kind's confirm hook): a trigger
  *     stands down only when its condition really cleared, and the log
  *     says whether the kernel OOM-killed in between;
  *  3. the pre-kill hook (if configured), user.oomd_ooms + 1 on the
@@ -151,43 +151,6 @@ void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
 	cgoom_strbuf_free(&f);
 	metrics_kernel_oom(dm, d->path, n);
 	metrics_write(dm);
-}
-
-/* ---- confirm ---- */
-
-/* Whether d is still in trouble for ev's trigger, on numbers read now;
- * *ret_kernel gets the kernel's OOM kills since detection. */
-static bool confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t *ret_kernel)
-{
-	struct domain *d = ev->d;
-	*ret_kernel = 0;
-	if (d->system) {
-		uint64_t v;
-		if (d->sys.vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
-			*ret_kernel = v - ev->oom_kill0;
-		struct cgoom_meminfo mi;
-		if (system_meminfo(dm, &mi) == 0 &&
-		    cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, NULL))
-			return true;
-		if (ev->kind != CGOOM_TRIGGER_PSI)
-			return false;
-		struct cgoom_psi_sample s;
-		/* still stalling: full total grew since the trigger was seen */
-		return ev->psi0.valid && domain_psi_read(dm, d, cgfs_now_us(), &s) == 0 &&
-		       s.total_us > ev->psi0.total_us;
-	}
-	struct cgoom_cgroup_sample s;
-	if (d->dead || domain_sample(dm, d, &s) < 0)
-		return false;
-	if (s.ev.oom_kill > ev->oom_kill0)
-		*ret_kernel = s.ev.oom_kill - ev->oom_kill0;
-	uint64_t u;
-	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s, &d->params) &&
-	    domain_unreclaimable(dm, d, &u) == 0) {
-		s.unreclaim_valid = true;
-		s.unreclaimable = u;
-	}
-	return cgoom_cgroup_confirm(ev->kind, &s, &d->params);
 }
 
 /* ---- reporting (after the signal) ---- */
@@ -420,7 +383,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	}
 	struct standby *sb = d->standby;
 	uint64_t kernel, t_ready = cgfs_now_us();
-	bool ok = confirm(dm, ev, &kernel);
+	bool ok = trigger_confirm(dm, ev, &kernel);
 	uint64_t t_confirmed = cgfs_now_us();
 	log_debug("%s: act: detected +%llu us, decision ready +%llu us (%s), confirmed +%llu us",
 		  d->path, (unsigned long long)(now - ev->t0), (unsigned long long)(t_ready - ev->t0),

@@ -32,12 +32,14 @@
 #include "cgoom/config.h"
 #include "cgoom/select.h"
 #include "cgoom/strbuf.h"
+#include "cgoom/thrash.h"
 #include "cgoom/trigger.h"
 #include "cgfs.h" /* cgfs_reread, cgfs_now_us: time in microseconds */
 #include "daemon.h"
 #include "kill.h"
 #include "lifecycle.h"
 #include "reader.h"
+#include "triggers.h"
 
 struct domain;
 
@@ -126,6 +128,11 @@ struct system_files {
 	uint64_t vmstat_oom_kill;
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
 	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
+	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
+	int zram_fds[4];
+	size_t n_zram;
+	uint64_t swaps_due_us;
+	bool swaps_logged;
 };
 
 struct domain {
@@ -170,6 +177,14 @@ struct domain {
 	struct cgoom_rate rate_unrecl; /* unreclaimable (cgroup, inside the band) */
 	int sample_err;                /* the last sample's failed read (-errno), or 0 */
 	const char *sample_err_file;   /* ... and its file */
+	/* thrashing (pressure.c): the history is kept while the domain is
+	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
+	 * limit), allocated when it is first watched */
+	struct cgoom_thrash_state *thrash;
+	uint64_t psi_some_last;   /* PSI some total when last read ... */
+	uint64_t psi_some_at;     /* ... and when */
+	uint64_t watch_until_us;  /* watched until then */
+	bool pressure_woke;       /* the kernel's PSI "some" trigger woke the loop */
 
 	/* sampling (run.c) */
 	uint64_t next_due_us;
@@ -259,11 +274,7 @@ struct trigger_event {
 	bool max_changed;        /* memory.max changed: re-apply the guard band */
 	uint64_t kernel_kills;   /* kernel OOM kills seen since the last sample */
 	uint64_t oom_kill0;      /* oom_kill counter at detection (confirm's baseline) */
-	uint64_t psi_stall_us;
-	struct cgoom_psi_sample psi0;
-	struct cgoom_cgroup_sample sample;  /* cgroup domains */
-	struct cgoom_system_levels lv;      /* the system domain */
-	struct cgoom_cgroup_state before;   /* cgroup: the trigger state before this check */
+	struct trigger_sample s; /* the sample the triggers were checked on */
 };
 
 
@@ -325,20 +336,54 @@ int daemon_reread_limit(struct daemon *dm, int fd, uint64_t *ret);
 /* Re-reads memory.current/max/high/events into *ret. -ENODEV etc. when
  * the cgroup is gone. */
 int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *ret);
-/* The unreclaimable bytes of d now (memory.stat, swap room). */
-int domain_unreclaimable(struct daemon *dm, struct domain *d, uint64_t *ret);
+/* d's memory.stat now, into s: the unreclaimable sum (with the swap
+ * room), the reclaim counters, the swap used and room. */
+int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s);
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret);
 int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 		    struct cgoom_psi_sample *ret);
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret);
+/* /proc/vmstat's reclaim counters (oom_kill among them). */
+int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret);
 /* One sample of the system / a cgroup domain: fills *ret. */
 void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret);
 void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_fired,
 		   struct trigger_event *ret);
-/* The trigger's reason in words. */
+/* The checks of a cgroup domain on sample s (its memory.events compared
+ * with the previous check's, which s->prev_ev gets; then d's baseline
+ * moves to s): the kind that fired, NONE while a victim is dying. */
+enum cgoom_trigger detect_cgroup_check(struct domain *d, struct trigger_sample *s,
+				       const struct cgoom_config *cfg);
+/* The re-check before acting: whether ev's domain is still in trouble for
+ * ev's kind, on a sample read now (the kind's confirm hook, triggers.h);
+ * *ret_kernel gets the kernel's OOM kills since detection. */
+bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t *ret_kernel);
+/* The trigger's reason in words (its kind's why hook). */
 void trigger_why(const struct daemon *dm, const struct trigger_event *ev, char *buf, size_t cap);
-/* The trigger's numbers as JSON members. */
+/* The trigger's numbers as JSON members (its kind's fields hook). */
 void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
+
+/* ---- pressure.c (reads, never writes) ---- */
+
+/* The domain's PSI file parsed (some and full totals). */
+int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret);
+/* Feeds d's thrashing history with the sample's pressure when d is
+ * watched (pressure seen lately; a cgroup at its limit), reading what
+ * that needs (/proc/vmstat or memory.stat, swap, zram), and judges it
+ * into s->thrash. psi: the PSI file as read for this sample (NULL: not
+ * read); reclaim: /proc/vmstat's counters if this sample read them. */
+void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s);
+void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);
+/* Whether the system domain's PSI file is worth reading at `now`:
+ * polled PSI, a PSI trigger that fired, watched, short of memory, or a
+ * second since it was last read. */
+bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
+		     uint64_t now);
+/* Whether the system domain is watched at `now` after seeing psi (NULL:
+ * not read this sample). */
+bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
+void pressure_free(struct domain *d);
 
 /* ---- standby.c: the decision kept ready ----
  * struct standby is private to standby.c and standby-members.c

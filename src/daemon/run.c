@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@ static void teardown(struct daemon *dm, struct domain *d)
 		return;
 	standby_drop(d);
 	act_forget(dm, d);
+	pressure_free(d);
 	domain_close(dm, d);
 }
 
@@ -299,9 +301,22 @@ static void on_signal(struct daemon *dm)
 
 /* ---- setup ---- */
 
+/* cgoom's own work under pressure stays bounded (issue 19: a daemon that
+ * faults in fresh memory at the worst moment stalls the machine it is
+ * meant to save). Everything mapped now (the code of the kill path, the
+ * libraries) is made resident and locked; what is mapped later (the
+ * preparation thread's stack, a snapshot's arrays) is locked only as far
+ * as it is touched (MCL_ONFAULT: an 8 MiB thread stack costs the few
+ * pages used, not 8 MiB populated under pressure); and freed memory stays
+ * in the heap for the next snapshot instead of going back to the kernel
+ * to be faulted in again (one arena, no trimming, no mmap'ed chunks
+ * below 32 MiB). */
 static void self_protect(struct daemon *dm)
 {
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) < 0)
+	mallopt(M_ARENA_MAX, 1);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	if (mlockall(MCL_CURRENT) < 0 || mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
 		log_warning("mlockall: %s; cgoom's pages may be reclaimed under pressure",
 			    strerror(errno));
 	if (!dm->live)
@@ -363,7 +378,10 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		act_deadline(dm, now);
 		break;
 	case W_EVENTS:
+		sample(dm, w->d, now, false);
+		break;
 	case W_PSI_SOME:
+		w->d->pressure_woke = true; /* pressure.c: look at the PSI file now */
 		sample(dm, w->d, now, false);
 		break;
 	case W_PSI:
@@ -444,6 +462,12 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			  "(use --dry-run on a fixture tree)",
 			  dm->roots.cgroup_path, dm->roots.proc_path);
 		rc = CGOOM_DAEMON_EXIT_USAGE;
+		goto out_free;
+	}
+	enum cgoom_trigger bad;
+	if (trigger_table_check(&bad) < 0) {
+		log_error("the trigger table's row %d (%s) lacks a hook or its kind; refusing to run",
+			  (int)bad, cgoom_trigger_name(bad) ? cgoom_trigger_name(bad) : "?");
 		goto out_free;
 	}
 	self_protect(dm);

@@ -27,10 +27,12 @@
 
 /* Keys by section; a key's index is its enum value. */
 enum daemon_key { DK_MEM_AVAILABLE_MIN, DK_SWAP_FREE_MIN, DK_PSI_FULL, DK_MARGIN, DK_GUARD_BAND,
-		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE, N_DK };
+		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE,
+		  DK_SWAP_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, N_DK };
 static const char *const daemon_keys[N_DK] = {
 	"mem_available_min", "swap_free_min", "psi_full", "margin", "guard_band",
 	"kill_wait", "term_grace", "pre_kill_hook", "event_log", "metrics_file",
+	"swap_stall_max", "thrash_for", "thrash_refaults",
 };
 
 enum cgroup_key { CK_OOM_POLICY, CK_PREFERENCE, CK_BIAS, CK_DELEGATE, CK_MARGIN, CK_GUARD_BAND, N_CK };
@@ -123,6 +125,9 @@ void cgoom_config_init(struct cgoom_config *c)
 		.guard_band = 0,
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,
+		.swap_stall_max_us = 20 * USEC_PER_SEC,
+		.thrash_for_us = 2 * USEC_PER_SEC,
+		.thrash_refaults = 10ULL << 20,
 	};
 }
 
@@ -315,6 +320,34 @@ static int set_duration(struct parser *p, const char *key, const char *v, uint64
 	return 0;
 }
 
+/* A duration the thrash and swap triggers wait for: at least 500 ms (one
+ * window of their history), at most a minute (what it keeps). */
+static int set_positive_duration(struct parser *p, const char *key, const char *v, uint64_t *ret)
+{
+	struct shown sh;
+	uint64_t d;
+	int r = set_duration(p, key, v, &d);
+	if (r < 0)
+		return r;
+	if (d < 500 * USEC_PER_MSEC || d > 60 * USEC_PER_SEC)
+		return fail(p, "%s must be between 500ms and 60s, got '%s'", key, show(&sh, v));
+	*ret = d;
+	return 0;
+}
+
+/* A rate: a size per second ("10M" or "10M/s"). */
+static int set_rate(struct parser *p, const char *key, char *v, uint64_t *ret)
+{
+	struct shown sh;
+	size_t n = strlen(v);
+	if (n > 2 && strcmp(v + n - 2, "/s") == 0)
+		v[n - 2] = '\0';
+	int r = cgoom_parse_size(v, ret);
+	if (r < 0 || *ret == 0)
+		return fail(p, "%s must be a size per second like 10M/s, got '%s'", key, show(&sh, v));
+	return 0;
+}
+
 /* guard_band: "no" or a size; 0 means no guard band either way. */
 static int set_guard_band(struct parser *p, const char *v, uint64_t *ret)
 {
@@ -400,6 +433,12 @@ static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 		return set_string(p, v, &c->event_log);
 	case DK_METRICS_FILE:
 		return set_string(p, v, &c->metrics_file);
+	case DK_SWAP_STALL_MAX:
+		return set_positive_duration(p, daemon_keys[k], v, &c->swap_stall_max_us);
+	case DK_THRASH_FOR:
+		return set_positive_duration(p, daemon_keys[k], v, &c->thrash_for_us);
+	case DK_THRASH_REFAULTS:
+		return set_rate(p, daemon_keys[k], v, &c->thrash_refaults);
 	case N_DK:
 		break;
 	}

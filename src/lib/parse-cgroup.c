@@ -12,19 +12,7 @@
 #include "cgoom/parse.h"
 #include "lib/parse-internal.h"
 
-struct flat_key {
-	const char *name;
-	unsigned bit;
-	size_t offset; /* of a uint64_t in the output struct */
-};
-
-/*
- * The "key value\n" format of memory.stat and memory.events: every line
- * has exactly two blank-separated tokens and a decimal u64 value, known
- * keys are stored (a repeated one is -EBADMSG: two values for one counter
- * mean the buffer is not what the kernel wrote), unknown keys skipped.
- */
-static int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys,
+int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys,
 			    size_t n_keys, void *out, unsigned *ret_present)
 {
 	const char *end = parse_end(buf, len), *pos = buf, *line;

@@ -160,3 +160,19 @@ static inline void parse_copy_trunc(char *dst, size_t cap, const char *s, size_t
 	memcpy(dst, s, n);
 	dst[n] = '\0';
 }
+
+/*
+ * The "key value\n" format of memory.stat, memory.events and /proc/vmstat:
+ * every line has exactly two blank-separated tokens and a decimal u64
+ * value, known keys are stored (a repeated one is -EBADMSG: two values for
+ * one counter mean the buffer is not what the kernel wrote), unknown keys
+ * skipped. Each key's bit is set in *ret_present; out is written as the
+ * lines are read (callers parse into a local and copy on success).
+ */
+struct flat_key {
+	const char *name;
+	unsigned bit;
+	size_t offset; /* of a uint64_t in the output struct */
+};
+int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys, size_t n_keys,
+		     void *out, unsigned *ret_present);

@@ -8,9 +8,10 @@
 const char *cgoom_trigger_name(enum cgoom_trigger t)
 {
 	static const char *const names[CGOOM_TRIGGER_N_] = {
-		[CGOOM_TRIGGER_NONE] = "none", [CGOOM_TRIGGER_MEMORY] = "memory",
-		[CGOOM_TRIGGER_PSI] = "psi",   [CGOOM_TRIGGER_MAX] = "max",
-		[CGOOM_TRIGGER_HIGH] = "high", [CGOOM_TRIGGER_UNRECLAIMABLE] = "unreclaimable",
+		[CGOOM_TRIGGER_NONE] = "none",
+#define NAME_(K, n) [CGOOM_TRIGGER_##K] = #n,
+		CGOOM_TRIGGER_KINDS(NAME_)
+#undef NAME_
 	};
 	if ((unsigned)t >= CGOOM_TRIGGER_N_)
 		return NULL;
@@ -81,8 +82,8 @@ bool cgoom_cgroup_in_band(const struct cgoom_cgroup_sample *cur, const struct cg
 	return within(cur->current, p->margin, cur->max);
 }
 
-static bool unreclaimable_near(const struct cgoom_cgroup_sample *cur,
-			       const struct cgoom_cgroup_params *p)
+bool cgoom_cgroup_unreclaimable_near(const struct cgoom_cgroup_sample *cur,
+				     const struct cgoom_cgroup_params *p)
 {
 	return cur->unreclaim_valid && within(cur->unreclaimable, p->margin, cur->max);
 }
@@ -101,41 +102,36 @@ static bool rose(uint64_t before, uint64_t now)
 	return now > before;
 }
 
-enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
-				      const struct cgoom_cgroup_sample *cur,
-				      const struct cgoom_cgroup_params *p, bool psi_fired,
-				      uint64_t now_us)
+bool cgoom_cgroup_max_fires(const struct cgoom_memevents *prev, const struct cgoom_cgroup_sample *cur,
+			    const struct cgoom_cgroup_params *p, bool psi_fired)
 {
 	/* `max` rising and PSI stalls also come with page cache being
 	 * reclaimed at the limit; once memory.stat says the unreclaimable
 	 * part is clear of the margin, only `oom` (reclaim found nothing)
 	 * counts as failing. */
-	bool soft = rose(st->last.max, cur->ev.max) || psi_fired;
+	bool soft = rose(prev->max, cur->ev.max) || psi_fired;
 	bool cache_only = cur->unreclaim_valid && !within(cur->unreclaimable, p->margin, cur->max);
-	bool failing = rose(st->last.oom, cur->ev.oom) || (soft && !cache_only);
-	bool high_rose = rose(st->last.high, cur->ev.high);
-	st->last = cur->ev;
+	bool failing = rose(prev->oom, cur->ev.oom) || (soft && !cache_only);
+	return within(cur->current, p->margin, cur->max) && failing;
+}
 
-	if (within(cur->current, p->margin, cur->max) && failing) {
+bool cgoom_cgroup_high_step(struct cgoom_cgroup_state *st, const struct cgoom_memevents *prev,
+			    const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p,
+			    bool preempted, uint64_t now_us)
+{
+	bool high_rose = rose(prev->high, cur->ev.high);
+	if (preempted || !p->guarded || !within(cur->current, p->margin, cur->high)) {
 		st->in_band = false;
-		return CGOOM_TRIGGER_MAX;
-	}
-	if (unreclaimable_near(cur, p)) {
-		st->in_band = false;
-		return CGOOM_TRIGGER_UNRECLAIMABLE;
-	}
-	if (!p->guarded || !within(cur->current, p->margin, cur->high)) {
-		st->in_band = false;
-		return CGOOM_TRIGGER_NONE;
+		return false;
 	}
 	if (!st->in_band) {
 		if (!high_rose)
-			return CGOOM_TRIGGER_NONE;
+			return false;
 		st->in_band = true;
 		st->band_since_us = now_us;
 		st->band_rises = 0;
 		if (p->dwell_us > 0)
-			return CGOOM_TRIGGER_NONE;
+			return false;
 	} else if (high_rose) {
 		st->band_rises++;
 	}
@@ -143,26 +139,9 @@ enum cgoom_trigger cgoom_cgroup_check(struct cgoom_cgroup_state *st,
 		st->band_since_us = now_us;
 	if (now_us - st->band_since_us >= p->dwell_us && (p->dwell_us == 0 || st->band_rises > 0)) {
 		st->in_band = false;
-		return CGOOM_TRIGGER_HIGH;
+		return true;
 	}
-	return CGOOM_TRIGGER_NONE;
-}
-
-bool cgoom_cgroup_confirm(enum cgoom_trigger kind, const struct cgoom_cgroup_sample *cur,
-			  const struct cgoom_cgroup_params *p)
-{
-	switch (kind) {
-	case CGOOM_TRIGGER_UNRECLAIMABLE:
-		if (cur->unreclaim_valid)
-			return unreclaimable_near(cur, p);
-		return within(cur->current, p->margin, cur->max);
-	case CGOOM_TRIGGER_MAX:
-		return within(cur->current, p->margin, cur->max) || unreclaimable_near(cur, p);
-	case CGOOM_TRIGGER_HIGH:
-		return cgoom_cgroup_at_limit(cur, p);
-	default:
-		return false;
-	}
+	return false;
 }
 
 /* ---- memory.stat: what cannot be reclaimed ---- */
@@ -349,11 +328,6 @@ void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_c
 			band = CGOOM_SAMPLE_FLOOR_US;
 		if (band < ret->next_us)
 			ret->next_us = band;
-	}
-	if (p->guarded) {
-		uint64_t g = cgoom_cgroup_interval_us(s, p);
-		if (g < ret->next_us)
-			ret->next_us = g;
 	}
 	uint64_t near = rate > UINT64_MAX / CGOOM_STANDBY_LOOKAHEAD_US
 				? UINT64_MAX

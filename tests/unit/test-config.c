@@ -136,7 +136,10 @@ static void test_all_daemon_keys(void)
 				   "term_grace = 500ms\n"
 				   "pre_kill_hook = /usr/local/bin/notify --why oom\n"
 				   "event_log = /var/log/cgoom.jsonl\n"
-				   "metrics_file = /var/lib/node_exporter/cgoom.prom\n";
+				   "metrics_file = /var/lib/node_exporter/cgoom.prom\n"
+				   "swap_stall_max = 20s\n"
+				   "thrash_for = 3500ms\n"
+				   "thrash_refaults = 32M/s\n";
 	struct cgoom_config c;
 	struct cgoom_config_error e;
 	CHECK_EQ_INT(parse(text, &c, &e), 0);
@@ -154,8 +157,36 @@ static void test_all_daemon_keys(void)
 	CHECK_STREQ(c.pre_kill_hook, "/usr/local/bin/notify --why oom");
 	CHECK_STREQ(c.event_log, "/var/log/cgoom.jsonl");
 	CHECK_STREQ(c.metrics_file, "/var/lib/node_exporter/cgoom.prom");
+	CHECK_EQ_U64(c.swap_stall_max_us, 20 * SEC);
+	CHECK_EQ_U64(c.thrash_for_us, 3500 * MS);
+	CHECK_EQ_U64(c.thrash_refaults, 32 * MiB);
 	CHECK_EQ_U64(c.n_cgroups, 0);
 	cgoom_config_free(&c);
+}
+
+static void test_thrash_keys(void)
+{
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	/* the defaults (SPEC 6, doc/triggers.md) */
+	CHECK_EQ_INT(parse("", &c, &e), 0);
+	CHECK_EQ_U64(c.swap_stall_max_us, 20 * SEC);
+	CHECK_EQ_U64(c.thrash_for_us, 2 * SEC);
+	CHECK_EQ_U64(c.thrash_refaults, 10 * MiB);
+	cgoom_config_free(&c);
+	CHECK_EQ_INT(parse("[daemon]\nthrash_refaults = 4M\n", &c, &e), 0);
+	CHECK_EQ_U64(c.thrash_refaults, 4 * MiB);
+	cgoom_config_free(&c);
+	/* shorter than a window of the history, longer than it keeps, zero */
+	static const char *const bad[] = {
+		"[daemon]\nswap_stall_max = 100ms\n", "[daemon]\nthrash_for = 2m\n",
+		"[daemon]\nthrash_for = 10\n", "[daemon]\nthrash_refaults = 0\n",
+		"[daemon]\nthrash_refaults = fast\n", "[daemon]\nthrash_refaults = 10M/m\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ_INT(parse(bad[i], &c, &e), -EINVAL);
+		CHECK_EQ_INT(e.line, 2);
+	}
 }
 
 static void test_all_cgroup_keys(void)
@@ -457,6 +488,7 @@ static void test_many_sections(void)
 int main(void)
 {
 	return tap_run((struct tap_test[]){
+		TAP(test_thrash_keys),
 		TAP(test_spec_example),
 		TAP(test_spec_defaults_block),
 		TAP(test_defaults),

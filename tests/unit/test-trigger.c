@@ -29,7 +29,8 @@ static void test_names(void)
 {
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_NONE), "none");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MEMORY), "memory");
-	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_PSI), "psi");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_SWAP), "swap");
+	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_THRASH), "thrash");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_MAX), "max");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_HIGH), "high");
 	CHECK_STREQ(cgoom_trigger_name(CGOOM_TRIGGER_UNRECLAIMABLE), "unreclaimable");
@@ -155,137 +156,6 @@ static struct cgoom_cgroup_sample cg(uint64_t current, uint64_t max, uint64_t hi
 	s.ev.max = ev_max;
 	s.ev.high = ev_high;
 	return s;
-}
-
-static void test_cgroup_max_rose_fires(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(800 * MiB, 820 * MiB, UINT64_MAX, 3, 0);
-	cgoom_cgroup_baseline(&st, &s);
-	/* near max but no new `max` event: nothing */
-	s.current = 810 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	s.ev.max = 4;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1), CGOOM_TRIGGER_MAX);
-	/* the same count again: consumed */
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 2), CGOOM_TRIGGER_NONE);
-}
-
-static void test_cgroup_max_rose_but_far(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(700 * MiB, 820 * MiB, UINT64_MAX, 9, 0);
-	/* events rose (zero baseline) but usage is 120 MiB below max */
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	CHECK_EQ_U64(st.last.max, 9);
-}
-
-static void test_cgroup_psi_fires_near_max(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 16 * MiB };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(805 * MiB, 820 * MiB, UINT64_MAX, 0, 0);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_MAX);
-	s.current = 600 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_NONE);
-}
-
-static void test_cgroup_oom_event_counts_as_failing(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 0 };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(820 * MiB, 820 * MiB, UINT64_MAX, 0, 0);
-	cgoom_cgroup_baseline(&st, &s);
-	s.ev.oom = 1;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_MAX);
-}
-
-static void test_cgroup_unlimited_never(void)
-{
-	struct cgoom_cgroup_params p = { .margin = UINT64_MAX, .guarded = true };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(5 * GiB, UINT64_MAX, UINT64_MAX, 100, 100);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, true, 0), CGOOM_TRIGGER_NONE);
-	CHECK(!cgoom_cgroup_at_limit(&s, &p));
-}
-
-static void test_cgroup_guard_band_dwell(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 100000 };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(700 * MiB, 820 * MiB, 772 * MiB, 0, 0);
-	cgoom_cgroup_baseline(&st, &s);
-	/* `high` rose while current is just under high (within margin) */
-	s.current = 770 * MiB;
-	s.ev.high = 5;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1000000), CGOOM_TRIGGER_NONE);
-	CHECK(st.in_band);
-	s.ev.high = 9;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1050000), CGOOM_TRIGGER_NONE);
-	s.ev.high = 14;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1100000), CGOOM_TRIGGER_HIGH);
-	CHECK(!st.in_band);
-}
-
-static void test_cgroup_guard_band_interrupted(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 100000 };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(780 * MiB, 820 * MiB, 772 * MiB, 0, 1);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	CHECK(st.in_band);
-	/* no new `high` yet (the allocator sleeps in its penalty): still in band */
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 200000), CGOOM_TRIGGER_NONE);
-	CHECK(st.in_band);
-	/* usage left the band: the clock stops */
-	s.current = 700 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 250000), CGOOM_TRIGGER_NONE);
-	CHECK(!st.in_band);
-	/* back in the band without a rise: not yet started */
-	s.current = 775 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 300000), CGOOM_TRIGGER_NONE);
-	CHECK(!st.in_band);
-	s.ev.high = 2;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 350000), CGOOM_TRIGGER_NONE);
-	CHECK(st.in_band);
-	/* past the dwell, but no rise since the start: wait */
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 600000), CGOOM_TRIGGER_NONE);
-	s.ev.high = 3;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 700000), CGOOM_TRIGGER_HIGH);
-}
-
-static void test_cgroup_guard_band_rise_then_dwell(void)
-{
-	/* a rise inside the dwell counts once the dwell is over */
-	struct cgoom_cgroup_params p = { .margin = 0, .guarded = true, .dwell_us = 100000 };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(772 * MiB, 820 * MiB, 772 * MiB, 0, 1);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	s.ev.high = 2;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 20000), CGOOM_TRIGGER_NONE);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 120000), CGOOM_TRIGGER_HIGH);
-}
-
-static void test_cgroup_guard_band_needs_guarded(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = false };
-	struct cgoom_cgroup_state st = { 0 };
-	/* someone else's memory.high: not cgoom's guard band, no trigger */
-	struct cgoom_cgroup_sample s = cg(780 * MiB, 820 * MiB, 772 * MiB, 0, 50);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	CHECK(!cgoom_cgroup_at_limit(&s, &p));
-}
-
-static void test_cgroup_max_wins_over_high(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 4 * MiB, .guarded = true, .dwell_us = 0 };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(818 * MiB, 820 * MiB, 772 * MiB, 1, 1);
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_MAX);
-	s.ev.high = 2;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_HIGH);
 }
 
 static void test_cgroup_at_limit(void)
@@ -434,80 +304,6 @@ static void test_unreclaim_parse_fallback_and_errors(void)
 	CHECK_EQ_INT(cgoom_parse_unreclaim("anon", 4, &u), -EBADMSG);
 	struct cgoom_unreclaim sat = { .anon_lru = UINT64_MAX, .sock = 5 };
 	CHECK_EQ_U64(cgoom_unreclaimable(&sat, 0), UINT64_MAX);
-}
-
-static void test_cgroup_unreclaimable_fires_before_limit(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 14 * MiB };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(690 * MiB, 700 * MiB, UINT64_MAX, 0, 0);
-	cgoom_cgroup_baseline(&st, &s);
-	CHECK(cgoom_cgroup_in_band(&s, &p));
-	/* in the band, memory.stat not read yet: nothing */
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 0), CGOOM_TRIGGER_NONE);
-	/* 680 MiB unreclaimable: 20 MiB from max, outside the margin */
-	s.unreclaim_valid = true;
-	s.unreclaimable = 680 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 1), CGOOM_TRIGGER_NONE);
-	/* 686 MiB: within 14 MiB of 700, no event needed */
-	s.unreclaimable = 686 * MiB;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 2), CGOOM_TRIGGER_UNRECLAIMABLE);
-	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
-	/* reclaim failing at the same time: the backstop's name wins */
-	s.ev.max = 1;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 3), CGOOM_TRIGGER_MAX);
-}
-
-static void test_cgroup_page_cache_never_fires(void)
-{
-	/* at memory.max, full of page cache, reclaim working (no events) */
-	struct cgoom_cgroup_params p = { .margin = 4 * MiB };
-	struct cgoom_cgroup_state st = { 0 };
-	struct cgoom_cgroup_sample s = cg(200 * MiB, 200 * MiB, UINT64_MAX, 0, 0);
-	cgoom_cgroup_baseline(&st, &s);
-	s.unreclaim_valid = true;
-	s.unreclaimable = 30 * MiB;
-	for (uint64_t t = 0; t < 100; t++)
-		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, t * 1000), CGOOM_TRIGGER_NONE);
-	/* every charge hits max and reclaims cache: `max` rises, PSI stalls */
-	for (uint64_t t = 0; t < 100; t++) {
-		s.ev.max++;
-		CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, t % 2 == 0, t * 1000), CGOOM_TRIGGER_NONE);
-	}
-	/* reclaim found nothing (the kernel's own OOM state): the backstop */
-	s.ev.oom++;
-	CHECK_EQ_INT(cgoom_cgroup_check(&st, &s, &p, false, 200000), CGOOM_TRIGGER_MAX);
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
-}
-
-static void test_cgroup_confirm(void)
-{
-	struct cgoom_cgroup_params p = { .margin = 10 * MiB };
-	struct cgoom_cgroup_sample s = cg(695 * MiB, 700 * MiB, UINT64_MAX, 0, 0);
-	/* MAX confirms on usage still within the margin, no fresh event */
-	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
-	/* the kernel killed: usage dropped far below: cleared */
-	s.current = 300 * MiB;
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
-	/* unreclaimable without memory.stat: memory.current stands in */
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
-	s.current = 699 * MiB;
-	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
-	/* with memory.stat: page cache at the limit does not confirm */
-	s.unreclaim_valid = true;
-	s.unreclaimable = 100 * MiB;
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_UNRECLAIMABLE, &s, &p));
-	/* MAX with usage dropped but unreclaimable near max still confirms */
-	s.current = 650 * MiB;
-	s.unreclaimable = 695 * MiB;
-	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_MAX, &s, &p));
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_NONE, &s, &p));
-	/* HIGH: at_limit */
-	struct cgoom_cgroup_params g = { .margin = 1 * MiB, .guarded = true };
-	struct cgoom_cgroup_sample h = cg(600 * MiB, 700 * MiB, 600 * MiB, 0, 0);
-	CHECK(cgoom_cgroup_confirm(CGOOM_TRIGGER_HIGH, &h, &g));
-	h.current = 500 * MiB;
-	CHECK(!cgoom_cgroup_confirm(CGOOM_TRIGGER_HIGH, &h, &g));
 }
 
 static void test_rate_estimate(void)
@@ -664,12 +460,6 @@ static void test_pace_approach_lookahead(void)
 	s = pace_sample(389 * MiB, false, 0);
 	cgoom_cgroup_pace(&s, &pace_p, &lv, &zero, &pc);
 	CHECK(!pc.approach);
-	/* a guard band's interval applies too */
-	struct cgoom_cgroup_params g = { .margin = 10 * MiB, .guarded = true };
-	s = pace_sample(300 * MiB, false, 0);
-	s.high = 310 * MiB;
-	cgoom_cgroup_pace(&s, &g, &zero, &zero, &pc);
-	CHECK_EQ_U64(pc.next_us, cgoom_cgroup_interval_us(&s, &g));
 }
 
 int main(void)
@@ -690,16 +480,6 @@ int main(void)
 		TAP(test_psi_short_interval),
 		TAP(test_psi_long_interval_scaled),
 		TAP(test_psi_invalid),
-		TAP(test_cgroup_max_rose_fires),
-		TAP(test_cgroup_max_rose_but_far),
-		TAP(test_cgroup_psi_fires_near_max),
-		TAP(test_cgroup_oom_event_counts_as_failing),
-		TAP(test_cgroup_unlimited_never),
-		TAP(test_cgroup_guard_band_dwell),
-		TAP(test_cgroup_guard_band_interrupted),
-		TAP(test_cgroup_guard_band_rise_then_dwell),
-		TAP(test_cgroup_guard_band_needs_guarded),
-		TAP(test_cgroup_max_wins_over_high),
 		TAP(test_cgroup_at_limit),
 		TAP(test_kernel_oom_rose),
 		TAP(test_poll_interval),
@@ -708,9 +488,6 @@ int main(void)
 		TAP(test_vmstat),
 		TAP(test_unreclaim_parse_lru),
 		TAP(test_unreclaim_parse_fallback_and_errors),
-		TAP(test_cgroup_unreclaimable_fires_before_limit),
-		TAP(test_cgroup_page_cache_never_fires),
-		TAP(test_cgroup_confirm),
 		TAP(test_rate_estimate),
 		TAP(test_next_sample),
 		{ 0 },

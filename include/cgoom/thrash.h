@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Thrashing, and swap heading for exhaustion (SPEC 6 "Swap"; the rules
+ * and their calibration: doc/triggers.md). Pure: the daemon reads the
+ * numbers, takes the time and feeds them in; these functions keep a
+ * short history and judge it. No syscalls, no clock, no logging.
+ *
+ * A domain's history is a ring of windows of about CGOOM_THRASH_WINDOW_US
+ * each, aggregated from its samples (which may come at any pace): stall
+ * time (PSI some and full), refaults, swap-ins and -outs, reclaim, and at
+ * each window's end the swap in use and the memory available.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One sample of a domain's pressure, as cumulative counters and levels. */
+struct cgoom_pressure_point {
+	uint64_t at_us;
+	/* PSI totals (microseconds of stall), when read */
+	bool psi_valid;
+	uint64_t some_us, full_us;
+	/* reclaim counters (pages or events), when read */
+	bool reclaim_valid;
+	uint64_t refaults;    /* workingset refaults, anon + file */
+	uint64_t activations; /* refaults of pages that were in the working set */
+	uint64_t swapins, swapouts; /* pages (system only) */
+	uint64_t stolen, scanned;   /* pages reclaimed / scanned */
+	uint64_t allocstalls;       /* direct-reclaim entries (system only) */
+	/* levels, bytes */
+	uint64_t mem_total, mem_available; /* system: MemTotal, MemAvailable;
+					    * cgroup: memory.max, max - current */
+	uint64_t swap_total, swap_used;    /* system: SwapTotal, SwapTotal - SwapFree;
+					    * cgroup: swap room in all, swap used */
+	/* zram swap (system; 0 without): what it stores, what that costs
+	 * in RAM, its limit (0: none) */
+	uint64_t zram_orig, zram_used, zram_limit;
+};
+
+#define CGOOM_THRASH_WINDOW_US 500000ULL
+#define CGOOM_THRASH_WINDOWS 124 /* 62 s of history: swap_stall_max and thrash_for go to 60 s */
+
+struct cgoom_thrash_window {
+	uint64_t end_us, dt_us;
+	uint64_t some_us, full_us; /* stall within the window */
+	uint64_t refaults, activations, swapins, swapouts, stolen, scanned, allocstalls;
+	uint64_t mem_total, mem_available, swap_total, swap_used; /* at its end */
+	uint64_t zram_orig, zram_used, zram_limit;
+	bool psi_valid, reclaim_valid; /* every sample in it had them */
+};
+
+struct cgoom_thrash_state {
+	struct cgoom_pressure_point last;
+	bool have_last;
+	struct cgoom_thrash_window open;   /* being filled */
+	struct cgoom_thrash_window ring[CGOOM_THRASH_WINDOWS];
+	size_t head, n; /* ring[head] is the newest closed window */
+};
+
+/* Feeds one sample. The first only records it; a sample whose clock or
+ * counters went backwards (a counter reset, a new cgroup under the same
+ * name) restarts the history. */
+void cgoom_thrash_feed(struct cgoom_thrash_state *st, const struct cgoom_pressure_point *p);
+
+/* Forgets everything (a kill happened: what came before is spent). */
+void cgoom_thrash_reset(struct cgoom_thrash_state *st);
+
+/* The closed windows, newest first: the i-th, or NULL past the history. */
+const struct cgoom_thrash_window *cgoom_thrash_window(const struct cgoom_thrash_state *st, size_t i);
+
+struct cgoom_thrash_params {
+	/* thrashing: every window of the last `sustain_us` had a full stall
+	 * of at least full_min (per 10000 of its length) while memory was
+	 * short (available under mem_short per 10000 of mem_total), and over
+	 * them refaults or swap-ins came at refault_min pages per second */
+	uint32_t full_min;
+	uint64_t refault_min;
+	uint64_t sustain_us;
+	uint32_t mem_short;
+	/* swap filling under a stall: swap in use has grown (at least
+	 * 1 MiB/s) in windows that each had a full stall of full_min while
+	 * memory was short (mem_short), without
+	 * a break, for `trend` (at least trend_min_us), and either at its
+	 * recent rate fills what is left within trend x eta_share / 100 (and
+	 * within eta_max_us), or has gone on for fill_max_us: longer than a
+	 * burst that swaps out an idle job stalls */
+	uint64_t trend_min_us;
+	uint32_t eta_share;
+	uint64_t eta_max_us;
+	uint64_t fill_max_us;
+};
+
+/* The defaults (doc/triggers.md says how they were calibrated). */
+void cgoom_thrash_params_default(struct cgoom_thrash_params *ret);
+
+/* What the history says now: the numbers behind both verdicts, for the
+ * trigger's reason, the event log and explain. Shares are per 10000. */
+struct cgoom_thrash_facts {
+	uint64_t span_us;        /* history covered */
+	uint32_t full_share, some_share; /* over the newest window */
+	uint32_t full_share_2s;  /* over the last ~2 s */
+	uint64_t refault_rate;   /* pages/s needed back (refaults, or swap-ins), newest window */
+	uint64_t thrashing_us;   /* how long memory has been short under a stall */
+	uint64_t refault_rate_run; /* pages/s needed back over the newest sustain_us of that */
+	uint64_t swap_total, swap_used;
+	uint64_t swap_rate;      /* bytes/s, recent growth of swap in use (0: not growing) */
+	uint64_t trend_us;       /* how long swap has filled under a stall without a break */
+	uint64_t eta_us;         /* time to fill the swap at swap_rate (UINT64_MAX: never) */
+	uint64_t mem_total, mem_available;
+	uint64_t zram_orig, zram_used, zram_limit;
+	bool thrashing;          /* the thrashing verdict */
+	bool exhausting;         /* the exhaustion verdict */
+};
+
+void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_thrash_params *p,
+			struct cgoom_thrash_facts *ret);

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pressure a domain is under, read for the thrashing and swap
+ * triggers (cgoom/thrash.h, trigger-thrash.c, trigger-swap.c): PSI some
+ * and full, refault and reclaim counters, swap in use, zram. Reads only,
+ * through kept fds, into the daemon's buffer.
+ *
+ * Cost: a domain is watched only while it is under pressure. A quiet
+ * system reads its PSI file (two lines) once a second, or when the
+ * kernel's PSI "some" trigger wakes the loop (pressure started), or when
+ * memory is short; a "some" stall of 1% of the time since the previous
+ * read, or more, makes it watched for WATCH_AFTER_US, and a watched system
+ * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
+ * and is sampled at least every THRASH_PACE_US (trigger-thrash.c). A cgroup domain is watched while memory.current is within
+ * its margin of memory.max (it can thrash only at its limit) and then
+ * reads memory.pressure besides the memory.stat it reads there anyway.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "log.h"
+
+#define WATCH_AFTER_US 5000000ULL
+/* A quiet system's PSI file is read at most this often (the kernel's
+ * "some" trigger wakes the loop sooner when pressure starts). */
+#define PSI_IDLE_US 1000000ULL
+/* /proc/swaps is looked at for zram devices at most this often */
+#define SWAPS_EVERY_US 10000000ULL
+
+int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret)
+{
+	size_t len;
+	if (d->psi_fd < 0)
+		return -ENOENT;
+	int r = cgfs_reread(d->psi_fd, dm->buf, sizeof(dm->buf), &len);
+	return r < 0 ? r : cgoom_parse_pressure(dm->buf, len, ret);
+}
+
+bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
+		     uint64_t now)
+{
+	bool mem_short = s->mem_total > 0 && s->lv.mem_available < s->mem_total / 10;
+	return !d->psi_trigger || psi_fired || d->pressure_woke || now < d->watch_until_us ||
+	       mem_short || now >= d->psi_some_at + PSI_IDLE_US;
+}
+
+bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now)
+{
+	if (psi && psi->some.present) {
+		uint64_t grew = psi->some.total_us > d->psi_some_last
+					? psi->some.total_us - d->psi_some_last
+					: 0;
+		uint64_t since = d->psi_some_at && now > d->psi_some_at ? now - d->psi_some_at
+									: PSI_IDLE_US;
+		d->psi_some_last = psi->some.total_us;
+		d->psi_some_at = now;
+		if (grew > 0 && grew >= since / 100)
+			d->watch_until_us = now + WATCH_AFTER_US;
+	}
+	return now < d->watch_until_us;
+}
+
+/* ---- zram ---- */
+
+static void zram_close(struct system_files *sys)
+{
+	for (size_t i = 0; i < sys->n_zram; i++)
+		close(sys->zram_fds[i]);
+	sys->n_zram = 0;
+}
+
+/* The zram swap devices from /proc/swaps, their mm_stat opened (live
+ * roots only: sysfs is not under --proc-root). */
+static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t now)
+{
+	if (now < sys->swaps_due_us || !dm->live)
+		return;
+	sys->swaps_due_us = now + SWAPS_EVERY_US;
+	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t len;
+	struct cgoom_swap_area a[8];
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	close(fd);
+	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, 8);
+	if (n < 0) {
+		if (!sys->swaps_logged)
+			log_warning("%s/swaps: %s; zram's RAM use is not watched", dm->roots.proc_path,
+				    strerror(-n));
+		sys->swaps_logged = true;
+		return;
+	}
+	zram_close(sys);
+	for (int i = 0; i < n && i < 8 && sys->n_zram < sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]);
+	     i++) {
+		if (a[i].zram < 0)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/sys/block/zram%d/mm_stat", a[i].zram);
+		int z = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (z >= 0)
+			sys->zram_fds[sys->n_zram++] = z;
+		else if (!sys->swaps_logged)
+			log_warning("%s: %s; zram's RAM use is not watched", path, strerror(errno));
+	}
+}
+
+/* The zram swap devices' totals: what they store, the RAM that costs,
+ * their limits (0 when any has none). */
+static void zram_read(struct daemon *dm, const struct system_files *sys,
+		      struct cgoom_pressure_point *pt)
+{
+	bool unlimited = false;
+	for (size_t i = 0; i < sys->n_zram; i++) {
+		size_t len;
+		struct cgoom_zram_mm m;
+		if (cgfs_reread(sys->zram_fds[i], dm->buf, sizeof(dm->buf), &len) < 0 ||
+		    cgoom_parse_zram_mm_stat(dm->buf, len, &m) < 0)
+			continue;
+		pt->zram_orig += m.orig_data_size;
+		pt->zram_used += m.mem_used_total;
+		pt->zram_limit += m.mem_limit;
+		unlimited = unlimited || m.mem_limit == 0;
+	}
+	if (unlimited)
+		pt->zram_limit = 0;
+}
+
+void pressure_free(struct domain *d)
+{
+	if (d->system)
+		zram_close(&d->sys);
+	free(d->thrash);
+	d->thrash = NULL;
+}
+
+/* ---- the history ---- */
+
+static struct cgoom_thrash_state *history(struct domain *d)
+{
+	if (!d->thrash)
+		d->thrash = calloc(1, sizeof(*d->thrash));
+	return d->thrash;
+}
+
+static void psi_into(const struct cgoom_pressure *psi, struct cgoom_pressure_point *pt)
+{
+	if (!psi || !psi->some.present || !psi->full.present)
+		return;
+	pt->psi_valid = true;
+	pt->some_us = psi->some.total_us;
+	pt->full_us = psi->full.total_us;
+}
+
+static void reclaim_into(const struct cgoom_reclaim *rc, struct cgoom_pressure_point *pt)
+{
+	if (!rc)
+		return;
+	pt->reclaim_valid = true;
+	pt->refaults = cgoom_reclaim_refaults(rc);
+	pt->activations = cgoom_reclaim_activations(rc);
+	pt->swapins = rc->pswpin;
+	pt->swapouts = rc->pswpout;
+	pt->stolen = cgoom_reclaim_stolen(rc);
+	pt->scanned = cgoom_reclaim_scanned(rc);
+	pt->allocstalls = cgoom_reclaim_allocstalls(rc);
+}
+
+/* Feeds pt into d's history when watched (forgetting a history gone
+ * stale), and judges it into s->thrash. */
+static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
+			   const struct cgoom_pressure_point *pt, struct trigger_sample *s)
+{
+	s->watched = watched;
+	struct cgoom_thrash_state *st = watched ? history(d) : d->thrash;
+	if (!st)
+		return;
+	if (s->kill_active) {
+		/* what came before the kill is spent: start over after it */
+		cgoom_thrash_reset(st);
+		return;
+	}
+	if (!watched) {
+		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, 0);
+		if (st->have_last && s->at_us > st->last.at_us + WATCH_AFTER_US &&
+		    (!w || s->at_us > w->end_us + WATCH_AFTER_US))
+			cgoom_thrash_reset(st);
+	} else {
+		cgoom_thrash_feed(st, pt);
+	}
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(&dm->cfg, &p);
+	cgoom_thrash_judge(st, &p, &s->thrash);
+}
+
+void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s)
+{
+	bool watched = s->at_us < d->watch_until_us;
+	struct cgoom_pressure_point pt = {
+		.at_us = s->at_us,
+		.mem_total = s->mem_total,
+		.mem_available = s->lv.mem_available,
+		.swap_total = s->lv.swap_total,
+		.swap_used = s->lv.swap_total > s->lv.swap_free ? s->lv.swap_total - s->lv.swap_free : 0,
+	};
+	if (watched) {
+		psi_into(psi, &pt);
+		reclaim_into(reclaim, &pt);
+		if (s->lv.swap_total > 0) {
+			zram_discover(dm, &d->sys, s->at_us);
+			zram_read(dm, &d->sys, &pt);
+		}
+	}
+	feed_and_judge(dm, d, watched, &pt, s);
+}
+
+void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s)
+{
+	const struct cgoom_cgroup_sample *cg = &s->cg;
+	/* a cgroup reclaims (and so thrashes) only at its limit */
+	bool watched = cg->max != UINT64_MAX && cg->reclaim_valid && d->psi_fd >= 0 &&
+		       cgoom_cgroup_in_band(cg, &d->params);
+	struct cgoom_pressure_point pt = {
+		.at_us = s->at_us,
+		.mem_total = cg->max,
+		.mem_available = cg->max > cg->current ? cg->max - cg->current : 0,
+		.swap_total = cg->swap_used + cg->swap_room,
+		.swap_used = cg->swap_used,
+	};
+	struct cgoom_pressure psi;
+	if (watched && domain_pressure(dm, d, &psi) == 0)
+		psi_into(&psi, &pt);
+	if (watched)
+		reclaim_into(&cg->reclaim, &pt);
+	feed_and_judge(dm, d, watched, &pt, s);
+}

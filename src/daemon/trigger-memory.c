@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * System: MemAvailable and SwapFree both under their minimums
+ * (mem_available_min, swap_free_min; SwapFree counts as low without swap),
+ * earlyoom's line. MemAvailable already leaves out what cannot be
+ * reclaimed (anon and shmem without swap room, unevictable, kernel
+ * memory). It paces the system domain: the next sample comes at about
+ * half the time the measured growth needs to reach the line, and the
+ * standby is kept within the line's own size of it.
+ */
+#include <stdio.h>
+
+#include "daemon-internal.h"
+#include "triggers.h"
+
+static uint64_t above(uint64_t v, uint64_t floor)
+{
+	return v > floor ? v - floor : 0;
+}
+
+static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		  bool preempted)
+{
+	(void)d, (void)cfg;
+	return !preempted && s->lv.mem_low && s->lv.swap_low;
+}
+
+static bool confirm(const struct domain *d, const struct trigger_event *ev,
+		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
+{
+	(void)d, (void)ev, (void)cfg;
+	return fresh->lv.mem_low && fresh->lv.swap_low;
+}
+
+static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
+{
+	(void)cfg;
+	char a[32], b[32], c[32], m[32];
+	const struct cgoom_system_levels *lv = &ev->s.lv;
+	if (lv->swap_total)
+		snprintf(buf, cap, "MemAvailable %s < %s and SwapFree %s < %s",
+			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
+			 trigger_size(lv->swap_free, c, sizeof(c)), trigger_size(lv->swap_min, m, sizeof(m)));
+	else
+		snprintf(buf, cap, "MemAvailable %s < %s, no swap",
+			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)));
+}
+
+static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		 struct trigger_pace *acc)
+{
+	(void)cfg;
+	const struct cgoom_system_levels *lv = &s->lv;
+	uint64_t headroom = above(lv->mem_available, lv->mem_min);
+	uint64_t rate = d->rate_level.bytes_per_s;
+	uint64_t next = cgoom_next_sample_us(headroom, rate, CGOOM_FILL_RATE_RAM);
+	uint64_t worst = cgoom_system_interval_us(lv);
+	if (worst < next)
+		next = worst;
+	if (next < acc->next_us)
+		acc->next_us = next;
+	acc->level = above(s->mem_total, lv->mem_available);
+	acc->headroom = headroom;
+	acc->rate = rate;
+	/* a system snapshot is the costliest (every process): the system
+	 * keeps a standby only within its line's own size of it, so bursty
+	 * system-wide growth does not keep the one preparation thread busy
+	 * while a cgroup domain races its limit; with swap, both lines must
+	 * be that near (MemAvailable sits near 0 all the while swap fills,
+	 * and a snapshot of every process taken again and again under that
+	 * pressure is work the machine cannot spare: issue 19) */
+	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min;
+	acc->approach = acc->approach || (headroom <= lv->mem_min && swap_near);
+}
+
+TRIGGER_DEFINE(memory, MEMORY, TRIGGER_SYSTEM, check, confirm, why, trigger_fields_system, pace);

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Both classes: swap filling under a memory stall (SPEC 6 "Swap";
+ * doc/triggers.md). Swap in use has grown (1 MiB/s or more) through
+ * windows that each had a memory "full" stall of psi_full's share,
+ * without a break, for at least 2 s (the run), and either at its recent
+ * rate the swap left (for zram with a limit: what its remaining RAM holds
+ * at its compression ratio) fills within the run's age, or the run has
+ * lasted `swap_stall_max` (20 s): longer than a burst that swaps out an
+ * idle job stalls (measured in the test bed: 5.5 s with zram, 11 s with a
+ * swap file, at 40-80% full). A leak is so ended with about half of its
+ * swap still free, whatever its rate; a burst that stops before half the
+ * swap is used, or swap filling with no stall, is not.
+ */
+#include <stdio.h>
+
+#include "daemon-internal.h"
+#include "triggers.h"
+
+#define MiB (1ULL << 20)
+
+static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		  bool preempted)
+{
+	(void)d, (void)cfg;
+	return !preempted && s->watched && s->thrash.exhausting;
+}
+
+/* The swap used then was not given back (a kill, the kernel's or anyone
+ * else's, frees the victim's swap at once). */
+static bool confirm(const struct domain *d, const struct trigger_event *ev,
+		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
+{
+	(void)cfg;
+	uint64_t then = ev->s.thrash.swap_used, slack = 16 * MiB;
+	uint64_t now;
+	if (d->system)
+		now = fresh->lv.swap_total > fresh->lv.swap_free ? fresh->lv.swap_total - fresh->lv.swap_free
+								 : 0;
+	else if (fresh->cg.unreclaim_valid)
+		now = fresh->cg.swap_used;
+	else
+		return cgoom_cgroup_in_band(&fresh->cg, &d->params);
+	return now + slack >= then;
+}
+
+static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
+{
+	(void)cfg;
+	const struct cgoom_thrash_facts *t = &ev->s.thrash;
+	int n = snprintf(buf, cap, "%s", ev->d->system ? "" : "the cgroup's ");
+	if (n >= 0 && (size_t)n < cap)
+		n += trigger_swap_words(t, buf + n, cap - (size_t)n);
+	if (n >= 0 && (size_t)n < cap)
+		snprintf(buf + n, cap - (size_t)n, "; memory some stall %u.%u%%, full %u.%u%%",
+			 t->some_share / 100, t->some_share / 10 % 10, t->full_share / 100,
+			 t->full_share / 10 % 10);
+}
+
+static void fields(const struct trigger_event *ev, struct cgoom_strbuf *f)
+{
+	if (ev->d->system)
+		trigger_fields_system(ev, f);
+	else
+		trigger_fields_cgroup(ev, f);
+	trigger_fields_thrash(ev, f);
+}
+
+static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		 struct trigger_pace *acc)
+{
+	(void)d;
+	const struct cgoom_thrash_facts *t = &s->thrash;
+	if (!s->watched || t->trend_us == 0 || t->eta_us == UINT64_MAX)
+		return;
+	/* a quarter of the way to full, at least every 50 ms */
+	uint64_t next = t->eta_us / 4 < 50000 ? 50000 : t->eta_us / 4;
+	if (next < acc->next_us)
+		acc->next_us = next;
+	/* half way to either line: keep the decision ready */
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(cfg, &p);
+	if (t->trend_us >= p.trend_min_us / 2 &&
+	    (t->trend_us >= p.fill_max_us / 2 || t->eta_us / 2 <= t->trend_us / 100 * p.eta_share))
+		acc->approach = true;
+}
+
+TRIGGER_DEFINE(swap, SWAP, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, fields, pace);

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Both classes: thrashing that is not recovering (SPEC 6 "Swap";
+ * doc/triggers.md). Every window of the last `thrash_sustain` (the
+ * cgoom/thrash.h history, windows of half a second) had a memory "full"
+ * stall of at least psi_full's share (every task waiting on memory that
+ * much of the time) and at least `thrash_refaults` of pages needed back
+ * (refaults of working-set pages, or swap-ins), while memory was short
+ * (the system: MemAvailable under 10% of MemTotal; a cgroup: at its
+ * memory.max). A stall alone does not fire (I/O and reclaim of cold
+ * memory inflate PSI: a burst that swaps out an idle job stalls without
+ * needing its pages back), nor does a short one.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon-internal.h"
+#include "triggers.h"
+
+/* A watched domain is sampled at least this often, so its windows fill. */
+#define THRASH_PACE_US 250000ULL
+
+static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		  bool preempted)
+{
+	(void)d, (void)cfg;
+	return !preempted && s->watched && s->thrash.thrashing;
+}
+
+static bool memory_short(const struct domain *d, const struct trigger_sample *s,
+			 const struct cgoom_thrash_params *p)
+{
+	if (!d->system)
+		return cgoom_cgroup_in_band(&s->cg, &d->params);
+	return s->mem_total > 0 && s->lv.mem_available / (s->mem_total / 10000 + 1) < p->mem_short;
+}
+
+/* Still short of memory and still stalling (the full total grew since the
+ * sample the trigger fired on). */
+static bool confirm(const struct domain *d, const struct trigger_event *ev,
+		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
+{
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(cfg, &p);
+	return memory_short(d, fresh, &p) && ev->s.psi.valid && fresh->psi.valid &&
+	       fresh->psi.total_us > ev->s.psi.total_us;
+}
+
+static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
+{
+	(void)cfg;
+	const struct cgoom_thrash_facts *t = &ev->s.thrash;
+	char a[32], b[32], r[32];
+	int n = snprintf(buf, cap,
+			 "thrashing: memory short under a stall for %llu.%llu s (full %u.%u%% over the last "
+			 "2 s), %s/s of pages needed back (refaults, swap-ins); %s %s of %s",
+			 (unsigned long long)(t->thrashing_us / 1000000),
+			 (unsigned long long)(t->thrashing_us / 100000 % 10), t->full_share_2s / 100,
+			 t->full_share_2s / 10 % 10,
+			 trigger_size(t->refault_rate_run * 4096, r, sizeof(r)),
+			 ev->d->system ? "MemAvailable" : "memory.max - memory.current",
+			 trigger_size(t->mem_available, a, sizeof(a)), trigger_size(t->mem_total, b, sizeof(b)));
+	if (n > 0 && (size_t)n + 2 < cap && t->swap_total > 0) {
+		memcpy(buf + n, "; ", 3);
+		trigger_swap_words(t, buf + n + 2, cap - (size_t)n - 2);
+	}
+}
+
+static void fields(const struct trigger_event *ev, struct cgoom_strbuf *f)
+{
+	if (ev->d->system)
+		trigger_fields_system(ev, f);
+	else
+		trigger_fields_cgroup(ev, f);
+	trigger_fields_thrash(ev, f);
+}
+
+static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
+		 struct trigger_pace *acc)
+{
+	(void)d;
+	if (!s->watched)
+		return;
+	if (THRASH_PACE_US < acc->next_us)
+		acc->next_us = THRASH_PACE_US;
+	/* half way to firing: keep the decision ready */
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(cfg, &p);
+	if (s->thrash.thrashing_us >= p.sustain_us / 2)
+		acc->approach = true;
+}
+
+TRIGGER_DEFINE(thrash, THRASH, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, fields, pace);

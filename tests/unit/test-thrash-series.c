@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The thrashing history replayed on series recorded in the QEMU test bed
+ * (tests/unit/data/series/, reduced by reduce.py from tests/vm/recorder.c
+ * output): both classes (STYLE 15). Each series is replayed at the
+ * recorder's 100 ms and at 300 ms (the daemon's pace varies), and must
+ * give its verdict: a leak fires before the kernel's OOM kill and well
+ * before its end, a healthy case never fires.
+ *
+ * usage: test-thrash-series DIR
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgoom/thrash.h"
+#include "tap.h"
+
+static const char *dir;
+
+enum expect {
+	HEALTHY,   /* nothing may fire, ever */
+	LEAK,      /* fires before the kernel OOM-kills, in at most 0.8x its time */
+	THRASH,    /* fires within swap_stall_max (20 s) of the first stall */
+};
+
+struct replay {
+	uint64_t squeeze_ms, oom_ms;     /* marks (0: none) */
+	uint64_t first_stall_ms;         /* first sample with a full stall */
+	uint64_t fired_ms;               /* first verdict (0: none) */
+	bool fired_swap, fired_thrash;
+	size_t samples;
+};
+
+static int replay(const char *name, uint64_t every_ms, struct replay *ret)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	struct cgoom_thrash_state *st = calloc(1, sizeof(*st));
+	struct cgoom_thrash_params p;
+	cgoom_thrash_params_default(&p);
+	*ret = (struct replay){ 0 };
+	char line[1024];
+	uint64_t last = 0, prev_full = 0;
+	bool have_prev = false;
+	while (st && fgets(line, sizeof(line), f)) {
+		unsigned long long t, v[16];
+		char text[512];
+		if (sscanf(line, "# mark %llu %511[^\n]", &t, text) == 2) {
+			if (strncmp(text, "squeeze start", 13) == 0)
+				ret->squeeze_ms = t;
+			else if (strncmp(text, "kernel oom_kill", 15) == 0 && !ret->oom_ms)
+				ret->oom_ms = t;
+			continue;
+		}
+		if (line[0] == '#' ||
+		    sscanf(line, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu "
+				 "%llu %llu %llu",
+			   &t, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+			   &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) != 17)
+			continue;
+		if (have_prev && v[1] > prev_full + 10000 && !ret->first_stall_ms)
+			ret->first_stall_ms = t;
+		prev_full = v[1];
+		have_prev = true;
+		if (last && t - last < every_ms)
+			continue;
+		last = t;
+		struct cgoom_pressure_point pt = {
+			.at_us = t * 1000, .psi_valid = true, .some_us = v[0], .full_us = v[1],
+			.reclaim_valid = true, .refaults = v[2], .activations = v[3], .swapins = v[4],
+			.swapouts = v[5], .stolen = v[6], .scanned = v[7], .allocstalls = v[8],
+			.mem_total = v[9] * 1024, .mem_available = v[10] * 1024, .swap_total = v[11] * 1024,
+			.swap_used = (v[11] - v[12]) * 1024, .zram_orig = v[13], .zram_used = v[14],
+			.zram_limit = v[15],
+		};
+		cgoom_thrash_feed(st, &pt);
+		struct cgoom_thrash_facts fx;
+		cgoom_thrash_judge(st, &p, &fx);
+		ret->samples++;
+		if ((fx.exhausting || fx.thrashing) && !ret->fired_ms) {
+			ret->fired_ms = t;
+			ret->fired_swap = fx.exhausting;
+			ret->fired_thrash = fx.thrashing;
+			printf("# %s every %llu ms: fires at %llu ms (%s): swap %llu MiB of %llu, %llu MiB/s "
+			       "for %llu ms, full in %lld ms; full stall %u.%02u%% (2 s), thrashing %llu ms\n",
+			       name, (unsigned long long)every_ms, (unsigned long long)t,
+			       fx.exhausting ? "swap" : "thrash", (unsigned long long)(fx.swap_used >> 20),
+			       (unsigned long long)(fx.swap_total >> 20),
+			       (unsigned long long)(fx.swap_rate >> 20), (unsigned long long)(fx.trend_us / 1000),
+			       fx.eta_us == UINT64_MAX ? -1LL : (long long)(fx.eta_us / 1000),
+			       fx.full_share_2s / 100, fx.full_share_2s % 100,
+			       (unsigned long long)(fx.thrashing_us / 1000));
+		}
+	}
+	fclose(f);
+	free(st);
+	return ret->samples ? 0 : -ENODATA;
+}
+
+static void check_series(const char *name, enum expect e)
+{
+	static const uint64_t steps[] = { 100, 300 };
+	for (size_t i = 0; i < 2; i++) {
+		struct replay r;
+		int rc = replay(name, steps[i], &r);
+		CHECK_EQ_INT(rc, 0);
+		if (rc < 0)
+			continue;
+		switch (e) {
+		case HEALTHY:
+			CHECK(r.fired_ms == 0);
+			break;
+		case LEAK:
+			CHECK(r.oom_ms > r.squeeze_ms);
+			CHECK(r.fired_ms > r.squeeze_ms && r.fired_ms < r.oom_ms);
+			/* acting on the stall, not on exhaustion: at most 0.8x */
+			CHECK((r.fired_ms - r.squeeze_ms) * 10 <= (r.oom_ms - r.squeeze_ms) * 8);
+			break;
+		case THRASH:
+			CHECK(r.first_stall_ms > 0);
+			CHECK(r.fired_ms >= r.first_stall_ms && r.fired_ms <= r.first_stall_ms + 21000);
+			break;
+		}
+	}
+}
+
+#define SERIES_TEST(fn, file, expect)                                                              \
+	static void fn(void)                                                                       \
+	{                                                                                          \
+		check_series(file, expect);                                                        \
+	}
+SERIES_TEST(test_bed_leak40_zram, "bed-leak40-zram.txt", LEAK)
+SERIES_TEST(test_bed_burst_zram, "bed-burst-zram.txt", HEALTHY)
+/* the same on a swap file: its swap-out stalls for 11 s */
+SERIES_TEST(test_bed_burst_disk, "bed-burst-disk.txt", HEALTHY)
+SERIES_TEST(test_bed_leak40_disk, "bed-leak40-disk.txt", LEAK)
+SERIES_TEST(test_bed_thrash_zram, "bed-thrash-zram.txt", THRASH)
+/* a nominal 200 MiB/s leak, slowed to 5-25 MiB/s by the loaded host */
+SERIES_TEST(test_bed_leak200_zram, "bed-leak200-zram.txt", LEAK)
+/* a 20 MiB/s leak in a cgroup with memory.max 500M and swap room: the
+ * cgroup's domain fires (its memory.pressure, memory.stat, swap), the
+ * system's does not (the machine has plenty: the cgroup's business) */
+SERIES_TEST(test_bed_cgleak_zram_cgroup, "bed-cgleak-zram-cgroup.txt", LEAK)
+SERIES_TEST(test_bed_cgleak_zram_system, "bed-cgleak-zram-system.txt", HEALTHY)
+
+int main(int argc, char **argv)
+{
+	dir = argc > 1 ? argv[1] : "tests/unit/data/series";
+	return tap_run((struct tap_test[]){
+		TAP(test_bed_leak40_zram),
+		TAP(test_bed_burst_zram),
+		TAP(test_bed_burst_disk),
+		TAP(test_bed_leak40_disk),
+		TAP(test_bed_thrash_zram),
+		TAP(test_bed_leak200_zram),
+		TAP(test_bed_cgleak_zram_cgroup),
+		TAP(test_bed_cgleak_zram_system),
+		{ 0 },
+	});
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The thrashing history and its verdicts (src/lib/thrash.c), on
+ * synthetic series with a fake clock: both classes (STYLE 15) for each
+ * verdict. Recorded series from the swap bench replay in
+ * test-thrash-series.c.
+ */
+#include <string.h>
+
+#include "cgoom/thrash.h"
+#include "tap.h"
+
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define MS 1000ULL
+#define SEC 1000000ULL
+
+/* A machine being stepped through time: its counters and levels. */
+struct sim {
+	struct cgoom_thrash_state st;
+	struct cgoom_pressure_point p;
+	struct cgoom_thrash_params params;
+};
+
+static void sim_init(struct sim *m)
+{
+	memset(m, 0, sizeof(*m));
+	cgoom_thrash_params_default(&m->params);
+	m->p = (struct cgoom_pressure_point){ .at_us = 1000 * SEC, .psi_valid = true,
+					      .reclaim_valid = true, .mem_total = 1536 * MiB,
+					      .mem_available = 600 * MiB, .swap_total = 1 * GiB };
+	cgoom_thrash_feed(&m->st, &m->p);
+}
+
+/* Steps `dur` in samples of `step`: stalls of some/full per mille of the
+ * time, refault and swap-in rates in pages/s, swap growing at
+ * swap_rate bytes/s (negative: shrinking). */
+static void sim_run(struct sim *m, uint64_t dur, uint64_t step, unsigned some_pm, unsigned full_pm,
+		    uint64_t refaults_ps, uint64_t swapins_ps, int64_t swap_rate)
+{
+	for (uint64_t t = 0; t < dur; t += step) {
+		m->p.at_us += step;
+		m->p.some_us += step * some_pm / 1000;
+		m->p.full_us += step * full_pm / 1000;
+		m->p.refaults += refaults_ps * step / SEC;
+		m->p.activations += refaults_ps * step / SEC;
+		m->p.swapins += swapins_ps * step / SEC;
+		int64_t d = swap_rate * (int64_t)step / (int64_t)SEC;
+		if (d < 0 && (uint64_t)-d > m->p.swap_used)
+			m->p.swap_used = 0;
+		else
+			m->p.swap_used += (uint64_t)d;
+		if (m->p.swap_used > m->p.swap_total)
+			m->p.swap_used = m->p.swap_total;
+		cgoom_thrash_feed(&m->st, &m->p);
+	}
+}
+
+static struct cgoom_thrash_facts judge(const struct sim *m)
+{
+	struct cgoom_thrash_facts f;
+	cgoom_thrash_judge(&m->st, &m->params, &f);
+	return f;
+}
+
+static void test_windows(void)
+{
+	struct sim m;
+	sim_init(&m);
+	CHECK(cgoom_thrash_window(&m.st, 0) == NULL);
+	sim_run(&m, 2 * SEC, 100 * MS, 200, 100, 0, 0, 0);
+	CHECK_EQ_U64(m.st.n, 4);
+	const struct cgoom_thrash_window *w = cgoom_thrash_window(&m.st, 0);
+	CHECK(w && w->dt_us == 500 * MS && w->full_us == 50 * MS && w->some_us == 100 * MS);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_INT((int)f.full_share, 1000);
+	CHECK_EQ_INT((int)f.some_share, 2000);
+	CHECK_EQ_U64(f.span_us, 2 * SEC);
+	/* a counter going backwards (a new cgroup under the same name) starts over */
+	m.p.full_us = 0;
+	m.p.at_us += 100 * MS;
+	cgoom_thrash_feed(&m.st, &m.p);
+	CHECK_EQ_U64(m.st.n, 0);
+	/* so does time going backwards */
+	sim_run(&m, 1 * SEC, 100 * MS, 0, 0, 0, 0, 0);
+	CHECK_EQ_U64(m.st.n, 2);
+	m.p.at_us -= 5 * SEC;
+	cgoom_thrash_feed(&m.st, &m.p);
+	CHECK_EQ_U64(m.st.n, 0);
+}
+
+static void test_thrashing_fires_after_sustain(void)
+{
+	/* the working set no longer fits: every task stalls 30% of the
+	 * time and 5000 pages/s come back from swap */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 20 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(!f.thrashing);
+	CHECK_EQ_U64(f.thrashing_us, 1 * SEC);
+	sim_run(&m, 1 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
+	f = judge(&m);
+	CHECK(f.thrashing);
+	CHECK_EQ_U64(f.refault_rate, 5000);
+	CHECK(!f.exhausting); /* swap is not filling */
+}
+
+static void test_stall_without_refaults_is_no_thrashing(void)
+{
+	/* a burst swapping out an idle job: everyone stalls in reclaim, but
+	 * nothing is needed back */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 20 * MiB;
+	sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 100, 50, 100 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(!f.thrashing);
+	CHECK_EQ_U64(f.thrashing_us, 5 * SEC); /* short under a stall, all along */
+	CHECK(f.refault_rate_run < m.params.refault_min);
+}
+
+static void test_thrashing_needs_short_memory(void)
+{
+	/* a cgroup thrashing at its own memory.high while the machine has
+	 * plenty: not the system's thrashing */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 900 * MiB;
+	sim_run(&m, 4 * SEC, 100 * MS, 500, 400, 5000, 5000, 0);
+	CHECK(!judge(&m).thrashing);
+}
+
+static void test_thrashing_broken_by_recovery(void)
+{
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 20 * MiB;
+	sim_run(&m, 1500 * MS, 100 * MS, 500, 300, 5000, 5000, 0);
+	/* one calm half second: the run starts again */
+	sim_run(&m, 500 * MS, 100 * MS, 50, 10, 0, 0, 0);
+	sim_run(&m, 1500 * MS, 100 * MS, 500, 300, 5000, 5000, 0);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(!f.thrashing);
+	CHECK_EQ_U64(f.thrashing_us, 1500 * MS);
+}
+
+static void test_leak_fills_swap(void)
+{
+	/* a leak at 40 MiB/s once RAM is full: swap fills under a stall
+	 * without a break; it fires once no more than the time it has been
+	 * filling is left (half of the swap), 12.8 s into 25.6 s */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	uint64_t t = 0;
+	struct cgoom_thrash_facts f = { 0 };
+	while (t < 30 * SEC) {
+		sim_run(&m, 100 * MS, 100 * MS, 300, 150, 200, 200, 40 * (int64_t)MiB);
+		t += 100 * MS;
+		f = judge(&m);
+		if (f.exhausting)
+			break;
+	}
+	CHECK(f.exhausting);
+	CHECK(t >= 12 * SEC && t <= 14 * SEC);
+	CHECK(f.eta_us <= f.trend_us);
+	CHECK(f.swap_rate >= 38 * MiB && f.swap_rate <= 42 * MiB);
+	CHECK(f.swap_used >= f.swap_total * 45 / 100 && f.swap_used <= f.swap_total * 55 / 100);
+}
+
+static void test_slow_leak_stall_max(void)
+{
+	/* a slow leak (5 MiB/s into 1 GiB: 200 s to fill) under a stall:
+	 * swap_stall_max (20 s) ends it long before half the swap is used */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	uint64_t t = 0;
+	struct cgoom_thrash_facts f = { 0 };
+	while (t < 60 * SEC && !f.exhausting) {
+		sim_run(&m, 100 * MS, 100 * MS, 300, 150, 0, 0, 5 * (int64_t)MiB);
+		t += 100 * MS;
+		f = judge(&m);
+	}
+	CHECK(f.exhausting);
+	CHECK(t >= 20 * SEC && t <= 21 * SEC);
+	CHECK(f.eta_us > f.trend_us);
+}
+
+static void test_fill_without_stall_breaks_the_run(void)
+{
+	/* swap keeps filling, but a second without a stall ends the run:
+	 * what is left of it is short */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	sim_run(&m, 8 * SEC, 100 * MS, 300, 150, 0, 0, 20 * (int64_t)MiB);
+	sim_run(&m, 1 * SEC, 100 * MS, 10, 0, 0, 0, 20 * (int64_t)MiB);
+	sim_run(&m, 4 * SEC, 100 * MS, 300, 150, 0, 0, 20 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(f.trend_us >= 3 * SEC && f.trend_us <= 5 * SEC);
+	CHECK(!f.exhausting);
+}
+
+static void test_fast_leak_fills_swap(void)
+{
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	uint64_t t = 0;
+	struct cgoom_thrash_facts f = { 0 };
+	while (t < 10 * SEC) {
+		sim_run(&m, 50 * MS, 50 * MS, 400, 200, 0, 0, 200 * (int64_t)MiB);
+		t += 50 * MS;
+		f = judge(&m);
+		if (f.exhausting)
+			break;
+	}
+	/* 1 GiB at 200 MiB/s: 5.1 s; it fires once no more than the time it
+	 * has already filled is left (eta <= trend), near 2.6 s */
+	CHECK(f.exhausting);
+	CHECK(t >= 2400 * MS && t <= 3000 * MS);
+	CHECK(f.eta_us <= f.trend_us);
+}
+
+static void test_burst_that_stops_is_not_exhaustion(void)
+{
+	/* a job grows 750 MiB beside an idle one: 400 MiB swapped out over
+	 * 4 s, then swap stays put; nothing fires */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	for (int i = 0; i < 40; i++) {
+		sim_run(&m, 100 * MS, 100 * MS, 500, 300, 100, 100, 100 * (int64_t)MiB);
+		CHECK(!judge(&m).exhausting);
+	}
+	for (int i = 0; i < 100; i++) {
+		sim_run(&m, 100 * MS, 100 * MS, 50, 10, 100, 100, 0);
+		CHECK(!judge(&m).exhausting);
+	}
+	CHECK_EQ_U64(judge(&m).trend_us, 0);
+}
+
+static void test_fill_needs_short_memory(void)
+{
+	/* a cgroup swapping at its own limit fills the system's swap, with
+	 * a stall, while the machine has plenty: the cgroup's domain acts,
+	 * not the system's */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 900 * MiB;
+	sim_run(&m, 15 * SEC, 100 * MS, 600, 500, 0, 0, 20 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.trend_us, 0);
+	CHECK(!f.exhausting);
+}
+
+static void test_exhaustion_needs_pressure(void)
+{
+	/* swap filling with no stall at all (cold pages paged out at
+	 * leisure): no run, not a reason to kill */
+	struct sim m;
+	sim_init(&m);
+	sim_run(&m, 20 * SEC, 100 * MS, 0, 0, 0, 0, 40 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.trend_us, 0);
+	CHECK(!f.exhausting);
+}
+
+static void test_zram_limit_shortens_eta(void)
+{
+	/* zram with a 256 MiB RAM limit, storing at 2:1: 512 MiB logical
+	 * in all, whatever SwapFree says */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	m.p.zram_limit = 256 * MiB;
+	m.p.zram_used = 100 * MiB;
+	m.p.zram_orig = 200 * MiB;
+	m.p.swap_used = 200 * MiB;
+	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	/* 156 MiB of RAM left x 2 = 312 MiB at 10 MiB/s: about 31 s, not
+	 * the (1 GiB - 230 MiB) / 10 MiB/s of SwapFree */
+	CHECK(f.eta_us >= 30 * SEC && f.eta_us <= 33 * SEC);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_windows),
+		TAP(test_thrashing_fires_after_sustain),
+		TAP(test_stall_without_refaults_is_no_thrashing),
+		TAP(test_thrashing_needs_short_memory),
+		TAP(test_thrashing_broken_by_recovery),
+		TAP(test_leak_fills_swap),
+		TAP(test_slow_leak_stall_max),
+		TAP(test_fill_without_stall_breaks_the_run),
+		TAP(test_fast_leak_fills_swap),
+		TAP(test_burst_that_stops_is_not_exhaustion),
+		TAP(test_fill_needs_short_memory),
+		TAP(test_exhaustion_needs_pressure),
+		TAP(test_zram_limit_shortens_eta),
+		{ 0 },
+	});
+}
