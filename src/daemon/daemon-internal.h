@@ -180,7 +180,11 @@ struct domain {
 	/* thrashing (pressure.c): the history is kept while the domain is
 	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
 	 * limit), allocated when it is first watched */
-	struct cgoom_thrash_state *thrash;
+	struct domain_pressure {
+		struct cgoom_thrash_state st;
+		struct cgoom_thrash_facts facts; /* what the last sample judged (metrics) */
+		bool watched;                    /* ... and whether it was watched */
+	} *pressure;
 	uint64_t psi_some_last;   /* PSI some total when last read ... */
 	uint64_t psi_some_at;     /* ... and when */
 	uint64_t watch_until_us;  /* watched until then */
@@ -384,6 +388,9 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
  * not read this sample). */
 bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
 void pressure_free(struct domain *d);
+/* Prometheus gauges of the watched domains' pressure: stall, thrashing,
+ * swap and its rate, zram (doc/metrics.md). */
+void pressure_metrics(const struct daemon *dm, struct cgoom_strbuf *b);
 
 /* ---- standby.c: the decision kept ready ----
  * struct standby is private to standby.c and standby-members.c
@@ -531,6 +538,8 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 		  uint64_t reaction_us);
 void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n);
 void metrics_write(struct daemon *dm);
+/* A Prometheus label value, quoted and escaped. */
+void metrics_label(struct cgoom_strbuf *b, const char *s);
 void metrics_free(struct daemon *dm);
 #define CGOOM_HOOK_TIMEOUT_MS 2000
 int hook_run(struct daemon *dm, const char *json, size_t len);

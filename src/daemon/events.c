@@ -139,7 +139,7 @@ void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n)
 }
 
 /* A Prometheus label value: backslash, double quote and newline escaped. */
-static void label(struct cgoom_strbuf *b, const char *s)
+void metrics_label(struct cgoom_strbuf *b, const char *s)
 {
 	cgoom_strbuf_append(b, "\"", 1);
 	for (; *s; s++) {
@@ -173,7 +173,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 			if (!dm->ev.rows[i].kills[p])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_kills_total{domain=");
-			label(b, dm->ev.rows[i].domain);
+			metrics_label(b, dm->ev.rows[i].domain);
 			cgoom_strbuf_printf(b, ",policy=\"%s\"} %llu\n", cgoom_policy_name(p),
 					    (unsigned long long)dm->ev.rows[i].kills[p]);
 		}
@@ -184,7 +184,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 			if (!dm->ev.rows[i].triggers[k])
 				continue;
 			cgoom_strbuf_printf(b, "cgoom_triggers_total{domain=");
-			label(b, dm->ev.rows[i].domain);
+			metrics_label(b, dm->ev.rows[i].domain);
 			cgoom_strbuf_printf(b, ",kind=\"%s\"} %llu\n", cgoom_trigger_name(k),
 					    (unsigned long long)dm->ev.rows[i].triggers[k]);
 		}
@@ -194,7 +194,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 		if (!dm->ev.rows[i].kernel_oom_kills)
 			continue;
 		cgoom_strbuf_printf(b, "cgoom_kernel_oom_kills_total{domain=");
-		label(b, dm->ev.rows[i].domain);
+		metrics_label(b, dm->ev.rows[i].domain);
 		cgoom_strbuf_printf(b, "} %llu\n", (unsigned long long)dm->ev.rows[i].kernel_oom_kills);
 	}
 	if (dm->ev.have_reaction)
@@ -203,6 +203,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 				       "cgoom_last_reaction_seconds %llu.%06llu\n",
 				    (unsigned long long)(dm->ev.last_reaction_us / 1000000),
 				    (unsigned long long)(dm->ev.last_reaction_us % 1000000));
+	pressure_metrics(dm, b);
 }
 
 void metrics_write(struct daemon *dm)

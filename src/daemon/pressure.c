@@ -136,17 +136,17 @@ void pressure_free(struct domain *d)
 {
 	if (d->system)
 		zram_close(&d->sys);
-	free(d->thrash);
-	d->thrash = NULL;
+	free(d->pressure);
+	d->pressure = NULL;
 }
 
 /* ---- the history ---- */
 
-static struct cgoom_thrash_state *history(struct domain *d)
+static struct domain_pressure *history(struct domain *d)
 {
-	if (!d->thrash)
-		d->thrash = calloc(1, sizeof(*d->thrash));
-	return d->thrash;
+	if (!d->pressure)
+		d->pressure = calloc(1, sizeof(*d->pressure));
+	return d->pressure;
 }
 
 static void psi_into(const struct cgoom_pressure *psi, struct cgoom_pressure_point *pt)
@@ -178,9 +178,10 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 			   const struct cgoom_pressure_point *pt, struct trigger_sample *s)
 {
 	s->watched = watched;
-	struct cgoom_thrash_state *st = watched ? history(d) : d->thrash;
-	if (!st)
+	struct domain_pressure *pr = watched ? history(d) : d->pressure;
+	if (!pr)
 		return;
+	struct cgoom_thrash_state *st = &pr->st;
 	if (s->kill_active) {
 		/* what came before the kill is spent: start over after it */
 		cgoom_thrash_reset(st);
@@ -197,6 +198,8 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(&dm->cfg, &p);
 	cgoom_thrash_judge(st, &p, &s->thrash);
+	pr->facts = s->thrash;
+	pr->watched = watched;
 }
 
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
@@ -240,4 +243,72 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
 	if (watched)
 		reclaim_into(&cg->reclaim, &pt);
 	feed_and_judge(dm, d, watched, &pt, s);
+}
+
+/* ---- metrics ---- */
+
+static void gauge_head(struct cgoom_strbuf *b, const char *name, const char *help)
+{
+	cgoom_strbuf_printf(b, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+static void gauge(struct cgoom_strbuf *b, const char *name, const struct domain *d,
+		  const char *extra, uint64_t v, unsigned scale)
+{
+	cgoom_strbuf_printf(b, "%s{domain=", name);
+	metrics_label(b, d->path);
+	if (scale > 1)
+		cgoom_strbuf_printf(b, "%s} %llu.%0*llu\n", extra ? extra : "",
+				    (unsigned long long)(v / scale), scale == 10000 ? 4 : 3,
+				    (unsigned long long)(v % scale));
+	else
+		cgoom_strbuf_printf(b, "%s} %llu\n", extra ? extra : "", (unsigned long long)v);
+}
+
+void pressure_metrics(const struct daemon *dm, struct cgoom_strbuf *b)
+{
+	static const struct {
+		const char *name, *help;
+	} g[] = {
+		{ "cgoom_memory_stall_ratio", "Share of the last half second every task (full) or some task waited on memory, watched domains." },
+		{ "cgoom_thrashing_seconds", "How long memory has been short under a stall, watched domains." },
+		{ "cgoom_swap_used_bytes", "Swap in use (a cgroup: memory.swap.current), watched domains." },
+		{ "cgoom_swap_total_bytes", "Swap in all (a cgroup: what it uses and may still use), watched domains." },
+		{ "cgoom_swap_fill_rate_bytes", "Bytes per second swap has been filling under a memory stall (0: not filling)." },
+		{ "cgoom_swap_full_in_seconds", "When swap would be full at that rate (only while it fills)." },
+		{ "cgoom_zram_stored_bytes", "Data zram swap devices store (the system)." },
+		{ "cgoom_zram_ram_bytes", "RAM zram swap devices use for it (the system)." },
+		{ "cgoom_zram_limit_bytes", "zram's RAM limit (0: none; the system)." },
+	};
+	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
+		bool head = false;
+		for (size_t i = 0; i < dm->n_domains; i++) {
+			const struct domain *d = dm->domains[i];
+			const struct domain_pressure *pr = d->pressure;
+			if (d->dead || !pr || !pr->watched)
+				continue;
+			const struct cgoom_thrash_facts *f = &pr->facts;
+			if (k == 5 && (f->trend_us == 0 || f->eta_us == UINT64_MAX))
+				continue;
+			if (k >= 6 && (!d->system || f->zram_used == 0))
+				continue;
+			if (!head)
+				gauge_head(b, g[k].name, g[k].help);
+			head = true;
+			switch (k) {
+			case 0:
+				gauge(b, g[k].name, d, ",line=\"some\"", f->some_share, 10000);
+				gauge(b, g[k].name, d, ",line=\"full\"", f->full_share, 10000);
+				break;
+			case 1: gauge(b, g[k].name, d, NULL, f->thrashing_us / 1000, 1000); break;
+			case 2: gauge(b, g[k].name, d, NULL, f->swap_used, 1); break;
+			case 3: gauge(b, g[k].name, d, NULL, f->swap_total, 1); break;
+			case 4: gauge(b, g[k].name, d, NULL, f->swap_rate, 1); break;
+			case 5: gauge(b, g[k].name, d, NULL, f->eta_us / 1000, 1000); break;
+			case 6: gauge(b, g[k].name, d, NULL, f->zram_orig, 1); break;
+			case 7: gauge(b, g[k].name, d, NULL, f->zram_used, 1); break;
+			default: gauge(b, g[k].name, d, NULL, f->zram_limit, 1); break;
+			}
+		}
+	}
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon-internal.h"
@@ -432,6 +433,42 @@ static void test_memory_pace_with_swap(void)
 	CHECK(pace.approach);
 }
 
+static void test_pressure_metrics(void)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	struct domain sys = { .system = true, .path = (char *)"/" };
+	struct domain quiet = { .path = (char *)"/work" };
+	struct domain *doms[] = { &sys, &quiet };
+	struct domain_pressure pr = { .watched = true };
+	pr.facts = (struct cgoom_thrash_facts){ .some_share = 5512, .full_share = 4830,
+						.thrashing_us = 2250000, .swap_used = 900 * MiB,
+						.swap_total = 1 * GiB, .swap_rate = 40 * MiB,
+						.trend_us = 12000000, .eta_us = 3100000,
+						.zram_orig = 900 * MiB, .zram_used = 450 * MiB };
+	sys.pressure = &pr;
+	struct domain_pressure qp = { .watched = false };
+	quiet.pressure = &qp;
+	dm->domains = doms;
+	dm->n_domains = 2;
+	struct cgoom_strbuf b = { 0 };
+	pressure_metrics(dm, &b);
+	CHECK(b.buf && strstr(b.buf, "cgoom_memory_stall_ratio{domain=\"/\",line=\"full\"} 0.4830\n"));
+	CHECK(b.buf && strstr(b.buf, "cgoom_thrashing_seconds{domain=\"/\"} 2.250\n"));
+	CHECK(b.buf && strstr(b.buf, "cgoom_swap_fill_rate_bytes{domain=\"/\"} 41943040\n"));
+	CHECK(b.buf && strstr(b.buf, "cgoom_swap_full_in_seconds{domain=\"/\"} 3.100\n"));
+	CHECK(b.buf && strstr(b.buf, "cgoom_zram_ram_bytes{domain=\"/\"} 471859200\n"));
+	CHECK(b.buf && strstr(b.buf, "# TYPE cgoom_zram_limit_bytes gauge\n"));
+	/* a domain not watched has no gauges */
+	CHECK(b.buf && !strstr(b.buf, "/work"));
+	cgoom_strbuf_free(&b);
+	/* swap not filling: no "full in" */
+	pr.facts.trend_us = 0;
+	pressure_metrics(dm, &b);
+	CHECK(b.buf && !strstr(b.buf, "cgoom_swap_full_in_seconds"));
+	cgoom_strbuf_free(&b);
+	free(dm);
+}
+
 int main(void)
 {
 	cgoom_config_init(&cfg);
@@ -443,6 +480,7 @@ int main(void)
 		TAP(test_thrash_cgroup),
 		TAP(test_swap_both_classes),
 		TAP(test_memory_pace_with_swap),
+		TAP(test_pressure_metrics),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
