@@ -38,6 +38,7 @@ struct cgoom_pressure_point {
 	/* zram swap (system; 0 without): what it stores, what that costs
 	 * in RAM, its limit (0: none) */
 	uint64_t zram_orig, zram_used, zram_limit;
+	bool swap_zram; /* all the swap is zram (swap-out is compression, not I/O) */
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
@@ -49,6 +50,7 @@ struct cgoom_thrash_window {
 	uint64_t refaults, activations, swapins, swapouts, stolen, scanned, allocstalls;
 	uint64_t mem_total, mem_available, swap_total, swap_used; /* at its end */
 	uint64_t zram_orig, zram_used, zram_limit;
+	bool swap_zram;
 	bool psi_valid, reclaim_valid; /* every sample in it had them */
 };
 
@@ -83,14 +85,19 @@ struct cgoom_thrash_params {
 	/* swap filling under a stall: swap in use has grown (at least
 	 * 1 MiB/s) in windows that each had a full stall of full_min while
 	 * memory was short (mem_short), without
-	 * a break, for `trend` (at least trend_min_us), and either at its
-	 * recent rate fills what is left within trend x eta_share / 100 (and
-	 * within eta_max_us), or has gone on for fill_max_us: longer than a
-	 * burst that swaps out an idle job stalls */
+	 * a break, for `trend` (at least trend_min_us), and has gone on for
+	 * fill_max_us (longer than a burst that swaps out an idle job
+	 * stalls), or, with eta_share > 0 (off by default), at its recent
+	 * rate fills what is left within trend x eta_share / 100 and within
+	 * eta_max_us. The projection is off by default because a healthy
+	 * burst can fill 85% of the swap at a steady rate before it stops
+	 * (tests/vm swap-healthy): only duration tells it from a leak. */
 	uint64_t trend_min_us;
 	uint32_t eta_share;
 	uint64_t eta_max_us;
-	uint64_t fill_max_us;
+	uint64_t fill_max_us;      /* swap on disks */
+	uint64_t fill_max_zram_us; /* all the swap is zram: a burst's swap-out is
+				    * compression, done sooner */
 };
 
 /* The defaults (doc/triggers.md says how they were calibrated). */
@@ -111,6 +118,7 @@ struct cgoom_thrash_facts {
 	uint64_t eta_us;         /* time to fill the swap at swap_rate (UINT64_MAX: never) */
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;
+	bool swap_zram;          /* all the swap is zram */
 	bool thrashing;          /* the thrashing verdict */
 	bool exhausting;         /* the exhaustion verdict */
 };

@@ -158,6 +158,7 @@ static void test_all_daemon_keys(void)
 	CHECK_STREQ(c.event_log, "/var/log/cgoom.jsonl");
 	CHECK_STREQ(c.metrics_file, "/var/lib/node_exporter/cgoom.prom");
 	CHECK_EQ_U64(c.swap_stall_max_us, 20 * SEC);
+	CHECK_EQ_U64(c.zram_stall_max_us, 15 * SEC);
 	CHECK_EQ_U64(c.thrash_for_us, 3500 * MS);
 	CHECK_EQ_U64(c.thrash_refaults, 32 * MiB);
 	CHECK_EQ_U64(c.n_cgroups, 0);

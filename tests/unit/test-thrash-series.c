@@ -77,6 +77,8 @@ static int replay(const char *name, uint64_t every_ms, struct replay *ret)
 			.mem_total = v[9] * 1024, .mem_available = v[10] * 1024, .swap_total = v[11] * 1024,
 			.swap_used = (v[11] - v[12]) * 1024, .zram_orig = v[13], .zram_used = v[14],
 			.zram_limit = v[15],
+			/* zram in use: the series were made with zram alone */
+			.swap_zram = v[14] > 0,
 		};
 		cgoom_thrash_feed(st, &pt);
 		struct cgoom_thrash_facts fx;
