@@ -230,11 +230,12 @@ timeout 10 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --conf
 RC=$?
 check "explain --config /dev/null: exit 0, defaults (policy none), the 200M process" \
 	"$([ $RC = 0 ] && grep -q 'policy none (default)' "$d/explain.out" && grep -q 'victim: /work/y, process 4100073' "$d/explain.out"; echo $?)" "$d/explain.out"
-for dev in /dev/zero "$d"; do # a device with data, a directory
+for dev in /dev/zero "$d"; do
+	what=$([ "$dev" = /dev/zero ] && echo "/dev/zero (a device with data)" || echo "a directory")
 	timeout 10 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --config "$dev" \
 		explain /work > "$d/refused.out" 2>&1
 	RC=$?
-	check "explain --config $dev: refused, exit 2 with the reason" \
+	check "explain --config $what: refused, exit 2 with the reason" \
 		"$([ $RC = 2 ] && grep -q "^cgoom: $dev: is \(not a regular file\|a directory\) (refused)" "$d/refused.out"; echo $?)" "$d/refused.out"
 done
 CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
