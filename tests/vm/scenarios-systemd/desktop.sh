@@ -27,6 +27,9 @@
 # (CGOOM-DIAG; tests/vm/README.md).
 # vm-timeout: 1800
 
+# DESKTOP_ROUNDS: the rounds to run (a --script may set it; default all)
+ROUNDS=" ${DESKTOP_ROUNDS:-kernel debian pressure cgoom} "
+want() { [ "${ROUNDS#* $1 }" != "$ROUNDS" ]; }
 DESK=vmdesk
 DUID=1000
 RUNDIR=/run/user/$DUID
@@ -188,25 +191,29 @@ round() {
 
 # --- kernel: nobody but the kernel ---
 cgoom_stop
-oomd_off
-round kernel
-KERN_LINE=$line
+if want kernel; then
+	oomd_off
+	round kernel
+fi
 
 # --- debian: systemd-oomd as Debian's package installs it ---
-oomd_on
-session_start
-oomctl 2>&1 | head -n 24 | sed 's/^/    /'
-session_stop
-round debian
-DEB_LINE=$line
+if want debian; then
+	oomd_on
+	session_start
+	oomctl 2>&1 | head -n 24 | sed 's/^/    /'
+	session_stop
+	round debian
+fi
 
 # --- pressure: the user@ rule alone (no swap rule on -.slice) ---
-mkdir -p /run/systemd/system/-.slice.d
-printf '[Slice]\nManagedOOMSwap=auto\n' > /run/systemd/system/-.slice.d/vm-noswap.conf
-oomd_on
-round pressure
-PRS_LINE=$line
-rm -f /run/systemd/system/-.slice.d/vm-noswap.conf
+if want pressure; then
+	mkdir -p /run/systemd/system/-.slice.d
+	printf '[Slice]\nManagedOOMSwap=auto\n' > /run/systemd/system/-.slice.d/vm-noswap.conf
+	oomd_on
+	round pressure
+	rm -f /run/systemd/system/-.slice.d/vm-noswap.conf
+fi
+want cgoom || pass "rounds:$ROUNDS(cgoom's not run)"
 
 # --- cgoom: the desktop recipe, systemd-oomd masked (two killers race) ---
 oomd_off
