@@ -158,15 +158,17 @@ round() {
 	# one squeeze: stop the leak wherever it still runs
 	for p in $tabs; do kill -STOP "$p" 2>/dev/null; done
 	sleep 5
-	R_DEAD=; R_N=0
+	# one look at who died (is_dead forks; memory is still short here)
+	R_DEAD=; R_N=0; DEAD=" "
+	for p in $all; do is_dead "$p" && DEAD="$DEAD$p "; done
 	for s in vm-browser vm-terminal vm-session; do
-		local n=0 names=
-		for p in ${PIDS[$s]}; do is_dead "$p" && n=$((n + 1)); done
+		local n=0
+		for p in ${PIDS[$s]}; do [ "${DEAD#* $p }" != "$DEAD" ] && n=$((n + 1)); done
 		R_N=$((R_N + n))
 		R_DEAD="$R_DEAD ${s#vm-} $n/$(echo ${PIDS[$s]} | wc -w)"
 	done
 	R_SESSION=survived
-	for p in ${PIDS[vm-session]}; do is_dead "$p" && R_SESSION="died"; done
+	for p in ${PIDS[vm-session]}; do [ "${DEAD#* $p }" != "$DEAD" ] && R_SESSION="died"; done
 	[ "$(systemctl is-active user@$DUID.service)" = active ] || R_SESSION="$R_SESSION (user@$DUID.service $(systemctl is-active user@$DUID.service))"
 	R_BY=
 	journalctl -q --no-pager -u cgoom --since "$SD_SINCE" -o cat 2>/dev/null | grep -E 'sent SIG|victim:' > "$VM_TMP/cgoom.kills"
@@ -181,7 +183,7 @@ round() {
 	dmesg | grep -E 'Killed process|oom-kill:' | tail -n $((2 * R_KK)) | sed 's/^/    /' > "$VM_TMP/kernel.kills"
 	[ $R_KK -gt 0 ] && while IFS= read -r l; do diag "  $k: kernel: $l"; done < "$VM_TMP/kernel.kills"
 	# which processes died, by role
-	R_WHICH=$(for p in $all; do is_dead "$p" && echo "${ROLE[$p]}"; done | sort | uniq -c |
+	R_WHICH=$(for p in $DEAD; do echo "${ROLE[$p]}"; done | sort | uniq -c |
 		awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')
 	line="desktop $k: $R_N of $(echo $all | wc -w) processes died [${R_DEAD# }: $R_WHICH], session $R_SESSION, killed by [${R_BY# }], first death ${R_MS} ms after the leak began"
 	say "$line"
