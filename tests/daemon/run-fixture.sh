@@ -248,6 +248,7 @@ check "run --dry-run --config /dev/null: exit 0" "$([ $RC = 0 ]; echo $?)" "$d/o
 printf '[cgroup "/work"]\noom_policy = cgroup\n' > "$d/good.conf"
 ln -s "$d/good.conf" "$d/cgoom.conf"
 # (not under timeout(1), which would take the SIGHUPs itself)
+: > "$d/out"
 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
 	--config "$d/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
 dpid=$!
@@ -255,7 +256,10 @@ dpid=$!
 watchdog=$!
 wait_for() { # wait_for COUNT PATTERN: until the log has COUNT lines matching
 	local i=0
-	until [ "$(grep -c "$2" "$d/out")" -ge "$1" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	until [ "$(grep -c "$2" "$d/out" 2> /dev/null)" -ge "$1" ] 2> /dev/null || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 wait_for 1 'domain /work: memory.max'
 ln -sfn /dev/null "$d/cgoom.conf"
