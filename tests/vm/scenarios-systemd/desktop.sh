@@ -288,4 +288,7 @@ if want notify; then
 fi
 
 [ -z "${BAD:-}" ] || fail "cgoom kept the session and the terminal in $KEPT of ${DESKTOP_CGOOM_REPS:-1} round(s)${BAD:-}"
-pass "rounds:$ROUNDS| cgoom: the browser only, the session and the terminal whole in ${KEPT:-0} of ${DESKTOP_CGOOM_REPS:-1} round(s)$(want notify && echo "; the hook told uid $DUID")"
+msg="rounds:$ROUNDS"
+want cgoom && msg="$msg| cgoom: the browser only, the session and the terminal whole in $KEPT of ${DESKTOP_CGOOM_REPS:-1} round(s)"
+want notify && msg="$msg| the hook told uid $DUID"
+pass "$msg"
