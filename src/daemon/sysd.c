@@ -5,8 +5,8 @@
  *    user.oomd_ooms xattr; after, user.oomd_kill by the number killed. PID
  *    1 (systemd >= 248) watches them and records the unit's result as
  *    oom-kill (then applies OOMPolicy=). Written before the SIGKILL, while
- *    the cgroup still exists (shared/VM.md: written after, the unit's
- *    cgroup is gone and the Result is `signal`).
+ *    the cgroup still exists (written after, the unit's cgroup is gone
+ *    and the Result is `signal`: tests/vm/README.md, peer-test32).
  *  - two killers: systemd-oomd acting on the same cgroups as cgoom would
  *    make two userspace OOM killers race; cgoom warns at start.
  */

@@ -21,7 +21,9 @@ int cgoom_config_load(const char *path, bool given, struct cgoom_config *ret, ch
 		cgoom_config_init(ret);
 		return 0;
 	}
-	if (r == 0)
+	if (r == SFILE_EMPTY) /* /dev/null: no settings, parsed as an empty file */
+		r = 0;
+	else if (r == 0)
 		r = cgfs_read_fd(&b, fd, CGOOM_CONFIG_MAX);
 	if (r < 0) {
 		snprintf(err, errcap, "%s: %s", path, sfile_strerror(r));

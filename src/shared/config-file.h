@@ -12,8 +12,9 @@
 #define CGOOM_CONFIG_MAX ((size_t)1 << 20)
 
 /* Reads PATH (it may be a symlink, the admin's choice; a FIFO, a
- * directory or a file over CGOOM_CONFIG_MAX is refused, never waited on
- * or read in part) and parses it into *ret. An absent file that was not
+ * directory, a device with data or a file over CGOOM_CONFIG_MAX is
+ * refused, never waited on or read in part; a character device that
+ * reads empty, /dev/null, is an empty file) and parses it into *ret. An absent file that was not
  * named explicitly (!given) means the defaults. On failure returns a
  * negative errno and puts in err, in one format, "PATH:LINE: message"
  * (a config error on a line) or "PATH: message" (anything else). */

@@ -145,6 +145,19 @@ out_report:
 	return r;
 }
 
+/* A character device that is at its end at once (/dev/null): one
+ * non-blocking read of one byte returns 0. A device with data (/dev/zero)
+ * or none yet (a terminal: EAGAIN) is not empty. */
+static bool chr_reads_empty(int fd)
+{
+	char c;
+	ssize_t n;
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	return n == 0;
+}
+
 int sfile_open_read(const char *path, size_t max, int *ret_fd)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -154,6 +167,9 @@ int sfile_open_read(const char *path, size_t max, int *ret_fd)
 	int r = 0;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
+	else if (S_ISCHR(st.st_mode))
+		/* "--config /dev/null" says "no settings" (as ssh -F /dev/null) */
+		r = chr_reads_empty(fd) ? SFILE_EMPTY : -EINVAL;
 	else if (S_ISDIR(st.st_mode))
 		r = -EISDIR;
 	else if (!S_ISREG(st.st_mode))
@@ -162,7 +178,7 @@ int sfile_open_read(const char *path, size_t max, int *ret_fd)
 		r = -EFBIG;
 	else if (fcntl(fd, F_SETFL, 0) < 0)
 		r = -errno;
-	if (r < 0) {
+	if (r != 0) {
 		close(fd);
 		return r;
 	}

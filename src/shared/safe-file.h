@@ -25,10 +25,16 @@ int sfile_open_append(const char *path, int *ret_fd);
  * *ret_tmp says whether PATH.tmp (true) or PATH (false) was the problem. */
 int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp);
 
+/* sfile_open_read's answer for a character device that reads empty. */
+#define SFILE_EMPTY 1
+
 /* Opens PATH for reading a config file: it may be a symlink (the admin's
  * choice), but what it names must be a regular file of at most MAX
- * bytes. Never blocks on a FIFO. -EISDIR, -EINVAL (not a regular file),
- * -EFBIG (larger than MAX), else -errno of open. */
+ * bytes, or a character device that reads empty at once (/dev/null: "no
+ * settings"), for which it returns SFILE_EMPTY and no fd. Never blocks
+ * on a FIFO or a device. -EISDIR, -EINVAL (not a regular file, or a
+ * device with data or none yet), -EFBIG (larger than MAX), else -errno
+ * of open. */
 int sfile_open_read(const char *path, size_t max, int *ret_fd);
 
 /* Text for the errors above ("is a symbolic link (refused)", ...). */

@@ -11,7 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 CGOOM=$(cd "$BUILD" && pwd)/cgoom
 BUILDER="$HERE/../fixtures/build.py"
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 N=0
 FAILED=0
 
@@ -245,6 +245,90 @@ if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ]; then
 	check "soft fd limit 256, hard 4096: raised to 4096, no domain polled" \
 		"$(grep -q 'RLIMIT_NOFILE raised from 256 to 4096' "$d/out2" && ! grep -q 'polled (fd budget)' "$d/out2" && grep -q '/fleet/hot1: dry run: would kill \[4100071\]' "$d/out2"; echo $?)" "$d/out2"
 fi
+# 12. --config /dev/null means no settings (as ssh -F /dev/null), for the
+# CLI, `cgoom run` and a SIGHUP reload; a device with data, a FIFO or a
+# directory stays refused (config-file.c, issue 20)
+build null-cfg '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "100M"}, "/work/x": {}, "/work/y": {}},
+  "procs": [
+    {"pid": 4100071, "cgroup": "/work/x", "rss": 150},
+    {"pid": 4100072, "cgroup": "/work/x", "rss": 100},
+    {"pid": 4100073, "cgroup": "/work/y", "rss": 200}
+  ]
+}' || exit 1
+build null-near '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "399M"}, "/work/x": {}, "/work/y": {}},
+  "procs": [
+    {"pid": 4100071, "cgroup": "/work/x", "rss": 150},
+    {"pid": 4100072, "cgroup": "/work/x", "rss": 100},
+    {"pid": 4100073, "cgroup": "/work/y", "rss": 200}
+  ]
+}' || exit 1
+d="$T/null-cfg"
+timeout 10 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --config /dev/null \
+	explain /work > "$d/explain.out" 2>&1
+RC=$?
+check "explain --config /dev/null: exit 0, defaults (policy none), the 200M process" \
+	"$([ $RC = 0 ] && grep -q 'policy none (default)' "$d/explain.out" && grep -q 'victim: /work/y, process 4100073' "$d/explain.out"; echo $?)" "$d/explain.out"
+for dev in /dev/zero "$d"; do
+	what=$([ "$dev" = /dev/zero ] && echo "/dev/zero (a device with data)" || echo "a directory")
+	timeout 10 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --config "$dev" \
+		explain /work > "$d/refused.out" 2>&1
+	RC=$?
+	check "explain --config $what: refused, exit 2 with the reason" \
+		"$([ $RC = 2 ] && grep -q "^cgoom: $dev: is \(not a regular file\|a directory\) (refused)" "$d/refused.out"; echo $?)" "$d/refused.out"
+done
+CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config /dev/null run --dry-run > "$d/once.out" 2>&1
+RC=$?
+check "run --dry-run --config /dev/null: exit 0" "$([ $RC = 0 ]; echo $?)" "$d/once.out"
+# reload: the config is a symlink (policy cgroup), pointed at /dev/null, a
+# FIFO, /dev/zero; then /work comes within its margin and the decision
+# shows which configuration the daemon holds
+printf '[cgroup "/work"]\noom_policy = cgroup\n' > "$d/good.conf"
+ln -s "$d/good.conf" "$d/cgoom.conf"
+# (not under timeout(1), which would take the SIGHUPs itself)
+: > "$d/out"
+"$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+dpid=$!
+(sleep 30; kill -KILL $dpid) >/dev/null 2>&1 &
+watchdog=$!
+wait_for() { # wait_for COUNT PATTERN: until the log has COUNT lines matching
+	local i=0
+	until [ "$(grep -c "$2" "$d/out" 2> /dev/null)" -ge "$1" ] 2> /dev/null || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+wait_for 1 'domain /work: memory.max'
+ln -sfn /dev/null "$d/cgoom.conf"
+kill -HUP $dpid
+wait_for 1 'configuration reloaded'
+check "SIGHUP with the config pointing at /dev/null: reloaded" \
+	"$(grep -q "$d/cgoom.conf: configuration reloaded" "$d/out"; echo $?)" "$d/out"
+rm -f "$d/cgoom.conf"; mkfifo "$d/cgoom.conf"
+kill -HUP $dpid
+wait_for 1 'keeping the old configuration'
+rm -f "$d/cgoom.conf"; ln -s /dev/zero "$d/cgoom.conf"
+kill -HUP $dpid
+wait_for 2 'keeping the old configuration'
+check "SIGHUP on a FIFO, then on /dev/zero: refused at once, old configuration kept" \
+	"$([ "$(grep -c "$d/cgoom.conf: is not a regular file (refused)" "$d/out")" = 2 ] &&
+	   [ "$(grep -c 'keeping the old configuration' "$d/out")" = 2 ]; echo $?)" "$d/out"
+for f in memory.current memory.stat; do
+	cat "$T/null-near/tree/cg/work/$f" > "$d/tree/cg/work/$f"
+done
+wait_for 1 'would kill'
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+kill $watchdog 2>/dev/null
+check "after the /dev/null reload: policy none (the 200M process), not the config's cgroup" \
+	"$(grep -q 'decision (policy none)' "$d/out" && grep -q '/work: dry run: would kill \[4100073\]' "$d/out"; echo $?)" "$d/out"
 
 echo "1..$N"
 [ $FAILED = 0 ]

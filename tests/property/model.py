@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Reference model of cgoom's victim selection (shared/SPEC.md sections 2-5, 7).
+"""Reference model of cgoom's victim selection (doc/SPEC.md sections 2-5, 7).
 
 Written from the SPEC text alone, independently of src/lib/: it reads a
 fixture tree the way the spec describes it (T/cg looks like cgroupfs, T/proc

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The daemon's files (src/shared/safe-file.c): the config (run.c and the
- * CLI) must be a regular file under 1 MiB, never a FIFO waited on; for
+ * CLI) must be a regular file under 1 MiB or a device that reads empty
+ * (/dev/null), never a FIFO waited on; for
  * event_log and metrics_file (events.c) a symlink, FIFO, directory or foreign file
  * planted at the path or at PATH.tmp is refused and its target is left
  * untouched; ordinary files are appended to / replaced. Works in a fresh
@@ -240,7 +241,12 @@ static void test_open_read(void)
 	/* a FIFO: refused at once, with or without a writer */
 	CHECK(mkfifo(p_file, 0600) == 0);
 	CHECK_EQ_INT(sfile_open_read(p_file, 100, &fd), -EINVAL);
-	CHECK_EQ_INT(sfile_open_read("/dev/null", 100, &fd), -EINVAL);
+	/* a character device: /dev/null reads empty (no fd), /dev/zero has data */
+	fd = -1;
+	CHECK_EQ_INT(sfile_open_read("/dev/null", 100, &fd), SFILE_EMPTY);
+	CHECK_EQ_INT(fd, -1);
+	CHECK_EQ_INT(sfile_open_read("/dev/zero", 100, &fd), -EINVAL);
+	CHECK_EQ_INT(fd, -1);
 	CHECK_STREQ(sfile_strerror(-EFBIG), "is too large (refused)");
 }
 
