@@ -58,6 +58,7 @@ struct cgoom_config {
 	uint64_t kill_wait_us;                /* default 10s */
 	uint64_t term_grace_us;               /* default 0 */
 	char *pre_kill_hook;                  /* NULL when unset */
+	char *post_kill_hook;                 /* NULL when unset */
 	char *event_log;                      /* NULL when unset */
 	char *metrics_file;                   /* NULL when unset */
 	uint64_t swap_stall_max_us;           /* default 20s: swap filling under a stall this long fires */
@@ -102,7 +103,7 @@ void cgoom_config_init(struct cgoom_config *c);
  * sizes 123, 64K, 64M, 1G, 1T (binary units, optional B/iB);
  * shares 5% or 2.5% or a size; durations 100ms, 1s, 2m, 500us (a bare
  * number is an error); psi_full STALL/WINDOW with STALL <= WINDOW;
- * guard_band no|SIZE; strings (pre_kill_hook, event_log, metrics_file)
+ * guard_band no|SIZE; strings (pre_kill_hook, post_kill_hook, event_log, metrics_file)
  * taken verbatim after trimming, optionally in double quotes. */
 int cgoom_config_parse(const char *buf, size_t len, struct cgoom_config *ret,
 		       struct cgoom_config_error *err);

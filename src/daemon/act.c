@@ -210,6 +210,27 @@ static void report_decision(struct daemon *dm, struct domain *d, const struct st
 	cgoom_strbuf_free(&text);
 }
 
+/* post_kill_hook: the decision (explain --json's object) with the
+ * trigger's kind and reason and the PIDs signalled added, after the
+ * signal, never waited for (pre_kill_hook delays the kill up to 2 s). */
+static void post_kill(struct daemon *dm, const struct trigger_event *ev, struct cgoom_strbuf *json)
+{
+	if (!json->buf || json->failed || json->len == 0 || json->buf[json->len - 1] != '}')
+		return;
+	char why[512];
+	trigger_why(dm, ev, why, sizeof(why));
+	struct cgoom_strbuf b = { 0 };
+	cgoom_strbuf_append(&b, json->buf, json->len - 1);
+	cgoom_strbuf_printf(&b, ", \"trigger\": {\"kind\": \"%s\", \"why\": ", cgoom_trigger_name(ev->kind));
+	cgoom_strbuf_json_string(&b, why);
+	cgoom_strbuf_printf(&b, "}, \"signalled\": ");
+	pids_json(&b, &ev->d->kill.tg.res, true);
+	cgoom_strbuf_append(&b, "}", 1);
+	if (!b.failed)
+		post_hook_start(dm, b.buf, b.len);
+	cgoom_strbuf_free(&b);
+}
+
 static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t0, uint64_t t1,
 			bool from_standby)
 {
@@ -428,6 +449,8 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		act_arm_deadline(dm);
 	}
 	report_decision(dm, d, sb, &json);
+	if (out == ACT_KILL && dm->cfg.post_kill_hook)
+		post_kill(dm, ev, &json);
 	cgoom_strbuf_free(&json);
 	report_outcome(dm, d, sb, out);
 	uint64_t cool = cooldown_us(dm, out);

@@ -215,6 +215,11 @@ struct metric_row {
 };
 
 /* The event log and metrics (events.c). */
+struct hook_child {
+	pid_t pid;
+	uint64_t deadline_us; /* killed if still running then */
+};
+
 struct events {
 	int fd;          /* the event log, or -1 */
 	int err;         /* the event log's last write error (0: fine) */
@@ -223,6 +228,8 @@ struct events {
 	size_t n_rows, cap_rows;
 	bool have_reaction;
 	uint64_t last_reaction_us;
+	struct hook_child hooks[8]; /* post_kill_hook children not yet reaped */
+	size_t n_hooks;
 };
 
 struct daemon {
@@ -544,6 +551,11 @@ void metrics_label(struct cgoom_strbuf *b, const char *s);
 void metrics_free(struct daemon *dm);
 #define CGOOM_HOOK_TIMEOUT_MS 2000
 int hook_run(struct daemon *dm, const char *json, size_t len);
+/* post_kill_hook: started after the signal with json (and a newline) on
+ * its stdin, never waited for; reaped by post_hooks_reap (at each timer
+ * tick; all: kill and reap every one, at exit), killed after 30 s. */
+void post_hook_start(struct daemon *dm, const char *json, size_t len);
+void post_hooks_reap(struct daemon *dm, uint64_t now, bool all);
 
 /* JSON: "domain": "PATH" */
 void domain_field(struct cgoom_strbuf *b, const struct domain *d);

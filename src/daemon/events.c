@@ -247,16 +247,13 @@ static uint64_t mono_ms(void)
 	return cgfs_now_us() / 1000;
 }
 
-int hook_run(struct daemon *dm, const char *json, size_t len)
+/* Starts `/bin/sh -c cmd` with default signal handling and a pipe on its
+ * stdin: *ret_pid, *ret_wfd (the pipe's write end). 0 or -errno. */
+static int hook_spawn(const char *cmd, pid_t *ret_pid, int *ret_wfd)
 {
-	const char *cmd = dm->cfg.pre_kill_hook;
-	if (!cmd || !cmd[0])
-		return 0;
 	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		log_warning("pre_kill_hook: pipe: %s", strerror(errno));
+	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	}
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	posix_spawn_file_actions_init(&fa);
@@ -281,9 +278,26 @@ int hook_run(struct daemon *dm, const char *json, size_t len)
 	close(p[0]);
 	if (r != 0) {
 		close(p[1]);
-		log_warning("pre_kill_hook: spawning /bin/sh: %s", strerror(r));
 		return -r;
 	}
+	*ret_pid = pid;
+	*ret_wfd = p[1];
+	return 0;
+}
+
+int hook_run(struct daemon *dm, const char *json, size_t len)
+{
+	const char *cmd = dm->cfg.pre_kill_hook;
+	if (!cmd || !cmd[0])
+		return 0;
+	pid_t pid;
+	int wfd;
+	int r = hook_spawn(cmd, &pid, &wfd);
+	if (r < 0) {
+		log_warning("pre_kill_hook: spawning /bin/sh: %s", strerror(-r));
+		return r;
+	}
+	int p[2] = { -1, wfd };
 	/* feed stdin without blocking: a hook that never reads must not stall us */
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	size_t off = 0;
@@ -333,4 +347,73 @@ void domain_field(struct cgoom_strbuf *b, const struct domain *d)
 {
 	cgoom_strbuf_printf(b, "\"domain\": ");
 	cgoom_strbuf_json_string(b, d->path);
+}
+
+/* ---- post_kill_hook: after the signal, never waited for ---- */
+
+/* How long a post_kill_hook may run before it is killed. */
+#define POST_HOOK_MAX_US 30000000ULL
+
+void post_hook_start(struct daemon *dm, const char *json, size_t len)
+{
+	const char *cmd = dm->cfg.post_kill_hook;
+	if (!cmd || !cmd[0])
+		return;
+	struct events *ev = &dm->ev;
+	if (ev->n_hooks >= sizeof(ev->hooks) / sizeof(ev->hooks[0])) {
+		log_warning("post_kill_hook: %zu still running; this kill's is not started", ev->n_hooks);
+		return;
+	}
+	pid_t pid;
+	int wfd;
+	int r = hook_spawn(cmd, &pid, &wfd);
+	if (r < 0) {
+		log_warning("post_kill_hook: spawning /bin/sh: %s", strerror(-r));
+		return;
+	}
+	/* the whole JSON fits in the pipe (grown to it where the kernel
+	 * allows), so nothing waits for the hook to read it */
+	if (len + 1 > 65536)
+		fcntl(wfd, F_SETPIPE_SZ, (int)(len + 1 < (1 << 20) ? len + 1 : (1 << 20)));
+	fcntl(wfd, F_SETFL, O_NONBLOCK);
+	ssize_t n = write(wfd, json, len);
+	if (n >= 0 && (size_t)n == len && write(wfd, "\n", 1) == 1)
+		n = (ssize_t)len;
+	else
+		log_warning("post_kill_hook: the decision did not fit its stdin (%zu bytes)", len);
+	close(wfd);
+	ev->hooks[ev->n_hooks++] = (struct hook_child){ .pid = pid, .deadline_us = cgfs_now_us() + POST_HOOK_MAX_US };
+}
+
+void post_hooks_reap(struct daemon *dm, uint64_t now, bool all)
+{
+	struct events *ev = &dm->ev;
+	size_t j = 0;
+	for (size_t i = 0; i < ev->n_hooks; i++) {
+		struct hook_child *h = &ev->hooks[i];
+		int status;
+		pid_t w = waitpid(h->pid, &status, WNOHANG);
+		if (w == h->pid) {
+			if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+				log_warning("post_kill_hook %s %d", WIFEXITED(status) ? "exited" : "died of signal",
+					    WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			continue;
+		}
+		if (all) { /* at exit: a moment to finish (a notification) */
+			for (int t = 0; t < 200 && waitpid(h->pid, &status, WNOHANG) == 0; t++)
+				poll(NULL, 0, 10);
+			if (waitpid(h->pid, &status, WNOHANG) != 0)
+				continue;
+		}
+		if (all || now >= h->deadline_us) {
+			if (!all)
+				log_warning("post_kill_hook still running after %llu s; killed it",
+					    (unsigned long long)(POST_HOOK_MAX_US / 1000000));
+			kill(h->pid, SIGKILL);
+			waitpid(h->pid, &status, 0);
+			continue;
+		}
+		ev->hooks[j++] = *h;
+	}
+	ev->n_hooks = j;
 }

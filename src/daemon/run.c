@@ -240,6 +240,8 @@ static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
+	if (dm->ev.n_hooks)
+		post_hooks_reap(dm, now, false);
 	if (now >= dm->next_rescan_us) {
 		rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;
@@ -405,6 +407,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 static void daemon_free(struct daemon *dm)
 {
 	standby_wait(dm);
+	post_hooks_reap(dm, 0, true);
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */
 	domains_free(dm);

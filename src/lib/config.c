@@ -27,11 +27,11 @@
 
 /* Keys by section; a key's index is its enum value. */
 enum daemon_key { DK_MEM_AVAILABLE_MIN, DK_SWAP_FREE_MIN, DK_PSI_FULL, DK_MARGIN, DK_GUARD_BAND,
-		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE,
+		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_POST_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE,
 		  DK_SWAP_STALL_MAX, DK_ZRAM_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, N_DK };
 static const char *const daemon_keys[N_DK] = {
 	"mem_available_min", "swap_free_min", "psi_full", "margin", "guard_band",
-	"kill_wait", "term_grace", "pre_kill_hook", "event_log", "metrics_file",
+	"kill_wait", "term_grace", "pre_kill_hook", "post_kill_hook", "event_log", "metrics_file",
 	"swap_stall_max", "zram_stall_max", "thrash_for", "thrash_refaults",
 };
 
@@ -140,11 +140,12 @@ void cgoom_config_free(struct cgoom_config *c)
 		free(c->cgroups[i].path);
 	free(c->cgroups);
 	free(c->pre_kill_hook);
+	free(c->post_kill_hook);
 	free(c->event_log);
 	free(c->metrics_file);
 	c->cgroups = NULL;
 	c->n_cgroups = 0;
-	c->pre_kill_hook = c->event_log = c->metrics_file = NULL;
+	c->pre_kill_hook = c->post_kill_hook = c->event_log = c->metrics_file = NULL;
 }
 
 const struct cgoom_cgroup_conf *cgoom_config_find(const struct cgoom_config *c, const char *path)
@@ -430,6 +431,8 @@ static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 		return set_duration(p, daemon_keys[k], v, &c->term_grace_us);
 	case DK_PRE_KILL_HOOK:
 		return set_string(p, v, &c->pre_kill_hook);
+	case DK_POST_KILL_HOOK:
+		return set_string(p, v, &c->post_kill_hook);
 	case DK_EVENT_LOG:
 		return set_string(p, v, &c->event_log);
 	case DK_METRICS_FILE:

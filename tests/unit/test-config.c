@@ -135,6 +135,7 @@ static void test_all_daemon_keys(void)
 				   "kill_wait = 2m\n"
 				   "term_grace = 500ms\n"
 				   "pre_kill_hook = /usr/local/bin/notify --why oom\n"
+				   "post_kill_hook = /usr/local/bin/tell\n"
 				   "event_log = /var/log/cgoom.jsonl\n"
 				   "metrics_file = /var/lib/node_exporter/cgoom.prom\n"
 				   "swap_stall_max = 20s\n"
@@ -155,6 +156,7 @@ static void test_all_daemon_keys(void)
 	CHECK_EQ_U64(c.kill_wait_us, 120 * SEC);
 	CHECK_EQ_U64(c.term_grace_us, 500 * MS);
 	CHECK_STREQ(c.pre_kill_hook, "/usr/local/bin/notify --why oom");
+	CHECK_STREQ(c.post_kill_hook, "/usr/local/bin/tell");
 	CHECK_STREQ(c.event_log, "/var/log/cgoom.jsonl");
 	CHECK_STREQ(c.metrics_file, "/var/lib/node_exporter/cgoom.prom");
 	CHECK_EQ_U64(c.swap_stall_max_us, 20 * SEC);

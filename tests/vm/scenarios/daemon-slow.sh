@@ -3,7 +3,9 @@
 # second victim while it waits, sends SIGKILL after the grace (event
 # kill_escalate) and records exactly one kill; the grower alone dies,
 # at least 2 s after the SIGTERM; memory.events oom_kill stays 0. The
-# pre_kill_hook (cat > FILE) receives the decision JSON on stdin.
+# pre_kill_hook (cat > FILE) receives the decision JSON on stdin; the
+# post_kill_hook gets it after the signal with the trigger and the PIDs
+# signalled.
 # vm-timeout: 90
 
 write_conf <<CONF
@@ -12,6 +14,7 @@ guard_band = 48M
 term_grace = 2s
 event_log = $EV
 pre_kill_hook = cat > $VM_TMP/hook.json
+post_kill_hook = cat > $VM_TMP/post.json
 [cgroup "/work"]
 oom_policy = cgroup
 CONF
@@ -46,4 +49,7 @@ daemon_stop
 [ "${exit_ms%%.*}" -ge 2000 ] || fail "victim exited ${exit_ms} ms after SIGTERM: it should have outlived the grace"
 [ "$okills" = 0 ] || fail "kernel oom_kill $okills"
 grep -q '"victim"' "$VM_TMP/hook.json" 2>/dev/null || fail "pre_kill_hook did not get the decision JSON on stdin"
-pass "pre_kill_hook got the decision; one kill: SIGTERM ignored, SIGKILL after the 2 s grace, exit ${exit_ms} ms after SIGTERM; $ntrig trigger(s), oom_kill 0"
+grep -q "\"signalled\": \[$(hog_pid grow)\]" "$VM_TMP/post.json" 2>/dev/null &&
+	grep -q '"trigger": {"kind": "high"' "$VM_TMP/post.json" ||
+	fail "post_kill_hook did not get the decision, the trigger and the PIDs signalled: $(head -c 300 "$VM_TMP/post.json" 2>&1)"
+pass "pre_kill_hook got the decision, post_kill_hook it and the PIDs signalled; one kill: SIGTERM ignored, SIGKILL after the 2 s grace, exit ${exit_ms} ms after SIGTERM; $ntrig trigger(s), oom_kill 0"
