@@ -61,8 +61,7 @@ struct cgoom_config {
 	char *post_kill_hook;                 /* NULL when unset */
 	char *event_log;                      /* NULL when unset */
 	char *metrics_file;                   /* NULL when unset */
-	uint64_t swap_stall_max_us;           /* default 20s: swap filling under a stall this long fires */
-	uint64_t zram_stall_max_us;           /* default 15s: the same when all the swap is zram */
+	uint64_t swap_stall_max_us;           /* default 25s: swap filling under a stall this long fires */
 	uint64_t thrash_for_us;               /* default 2s: thrashing this long fires */
 	uint64_t thrash_refaults;             /* default 10M (bytes/s of pages needed back) */
 

@@ -38,7 +38,6 @@ struct cgoom_pressure_point {
 	/* zram swap (system; 0 without): what it stores, what that costs
 	 * in RAM, its limit (0: none) */
 	uint64_t zram_orig, zram_used, zram_limit;
-	bool swap_zram; /* all the swap is zram (swap-out is compression, not I/O) */
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
@@ -50,7 +49,6 @@ struct cgoom_thrash_window {
 	uint64_t refaults, activations, swapins, swapouts, stolen, scanned, allocstalls;
 	uint64_t mem_total, mem_available, swap_total, swap_used; /* at its end */
 	uint64_t zram_orig, zram_used, zram_limit;
-	bool swap_zram;
 	bool psi_valid, reclaim_valid; /* every sample in it had them */
 };
 
@@ -95,9 +93,7 @@ struct cgoom_thrash_params {
 	uint64_t trend_min_us;
 	uint32_t eta_share;
 	uint64_t eta_max_us;
-	uint64_t fill_max_us;      /* swap on disks */
-	uint64_t fill_max_zram_us; /* all the swap is zram: a burst's swap-out is
-				    * compression, done sooner */
+	uint64_t fill_max_us;
 };
 
 /* The defaults (doc/triggers.md says how they were calibrated). */
@@ -118,7 +114,6 @@ struct cgoom_thrash_facts {
 	uint64_t eta_us;         /* time to fill the swap at swap_rate (UINT64_MAX: never) */
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;
-	bool swap_zram;          /* all the swap is zram */
 	bool thrashing;          /* the thrashing verdict */
 	bool exhausting;         /* the exhaustion verdict */
 };

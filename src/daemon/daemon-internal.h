@@ -133,7 +133,6 @@ struct system_files {
 	size_t n_zram;
 	uint64_t swaps_due_us;
 	bool swaps_logged;
-	bool swap_all_zram; /* every swap area is zram */
 };
 
 struct domain {

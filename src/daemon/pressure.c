@@ -97,12 +97,6 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 		return;
 	}
 	zram_close(sys);
-	uint64_t all = 0, zram = 0;
-	for (int i = 0; i < n && i < 8; i++) {
-		all += a[i].size;
-		zram += a[i].zram >= 0 ? a[i].size : 0;
-	}
-	sys->swap_all_zram = n > 0 && n <= 8 && all > 0 && zram == all;
 	for (int i = 0; i < n && i < 8 && sys->n_zram < sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]);
 	     i++) {
 		if (a[i].zram < 0)
@@ -225,7 +219,6 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 		if (s->lv.swap_total > 0) {
 			zram_discover(dm, &d->sys, s->at_us);
 			zram_read(dm, &d->sys, &pt);
-			pt.swap_zram = d->sys.swap_all_zram;
 		}
 	}
 	feed_and_judge(dm, d, watched, &pt, s);
@@ -243,7 +236,6 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
 		.mem_available = cg->max > cg->current ? cg->max - cg->current : 0,
 		.swap_total = cg->swap_used + cg->swap_room,
 		.swap_used = cg->swap_used,
-		.swap_zram = dm->domains[0]->sys.swap_all_zram,
 	};
 	struct cgoom_pressure psi;
 	if (watched && domain_pressure(dm, d, &psi) == 0)

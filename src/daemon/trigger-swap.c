@@ -6,10 +6,10 @@
  * without a break, for at least 2 s (the run), and either at its recent
  * rate the swap left (for zram with a limit: what its remaining RAM holds
  * at its compression ratio) fills within the run's age, or the run has
- * lasted `swap_stall_max` (20 s; `zram_stall_max`, 15 s, when all the
- * swap is zram): longer than a burst that swaps out an idle job stalls
- * (measured in the test bed: 5.5 s with zram, 11 s with a swap file, at
- * 40-80% full). The projection (the swap left gone within the run's own
+ * lasted `swap_stall_max` (25 s): longer than a burst that swaps out an
+ * idle job stalls (measured: 5.5 s with zram and 11 s with a swap file in
+ * the lead's test bed; 21 s with zram in bench/swap's h-idle-grow on a
+ * loaded host, at 40-90% full). The projection (the swap left gone within the run's own
  * age) is off by default: a healthy burst filled 69% of a zram swap at a
  * steady rate before it stopped. A burst that stops, or swap filling with
  * no stall, never fires.
@@ -83,7 +83,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(cfg, &p);
 	if (t->trend_us >= p.trend_min_us / 2 &&
-	    (t->trend_us >= (t->swap_zram ? p.fill_max_zram_us : p.fill_max_us) / 2 ||
+	    (t->trend_us >= p.fill_max_us / 2 ||
 	     (p.eta_share > 0 && t->eta_us / 2 <= t->trend_us / 100 * p.eta_share)))
 		acc->approach = true;
 }

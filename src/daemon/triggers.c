@@ -161,7 +161,6 @@ void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_p
 	if (cfg->psi_full_window_us > 0)
 		ret->full_min = (uint32_t)(cfg->psi_full_stall_us * 10000 / cfg->psi_full_window_us);
 	ret->fill_max_us = cfg->swap_stall_max_us;
-	ret->fill_max_zram_us = cfg->zram_stall_max_us;
 	ret->sustain_us = cfg->thrash_for_us;
 	ret->refault_min = cfg->thrash_refaults / 4096;
 }

@@ -28,11 +28,11 @@
 /* Keys by section; a key's index is its enum value. */
 enum daemon_key { DK_MEM_AVAILABLE_MIN, DK_SWAP_FREE_MIN, DK_PSI_FULL, DK_MARGIN, DK_GUARD_BAND,
 		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_POST_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE,
-		  DK_SWAP_STALL_MAX, DK_ZRAM_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, N_DK };
+		  DK_SWAP_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, N_DK };
 static const char *const daemon_keys[N_DK] = {
 	"mem_available_min", "swap_free_min", "psi_full", "margin", "guard_band",
 	"kill_wait", "term_grace", "pre_kill_hook", "post_kill_hook", "event_log", "metrics_file",
-	"swap_stall_max", "zram_stall_max", "thrash_for", "thrash_refaults",
+	"swap_stall_max", "thrash_for", "thrash_refaults",
 };
 
 enum cgroup_key { CK_OOM_POLICY, CK_PREFERENCE, CK_BIAS, CK_DELEGATE, CK_MARGIN, CK_GUARD_BAND, N_CK };
@@ -125,8 +125,7 @@ void cgoom_config_init(struct cgoom_config *c)
 		.guard_band = 0,
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,
-		.swap_stall_max_us = 20 * USEC_PER_SEC,
-		.zram_stall_max_us = 15 * USEC_PER_SEC,
+		.swap_stall_max_us = 25 * USEC_PER_SEC,
 		.thrash_for_us = 2 * USEC_PER_SEC,
 		.thrash_refaults = 10ULL << 20,
 	};
@@ -439,8 +438,6 @@ static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 		return set_string(p, v, &c->metrics_file);
 	case DK_SWAP_STALL_MAX:
 		return set_positive_duration(p, daemon_keys[k], v, &c->swap_stall_max_us);
-	case DK_ZRAM_STALL_MAX:
-		return set_positive_duration(p, daemon_keys[k], v, &c->zram_stall_max_us);
 	case DK_THRASH_FOR:
 		return set_positive_duration(p, daemon_keys[k], v, &c->thrash_for_us);
 	case DK_THRASH_REFAULTS:

@@ -25,8 +25,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 		.trend_min_us = 2000000,
 		.eta_share = 0, /* off: a healthy burst may fill 85% of swap at a steady rate */
 		.eta_max_us = 60000000,
-		.fill_max_us = 20000000,
-		.fill_max_zram_us = 15000000,
+		.fill_max_us = 25000000,
 	};
 }
 
@@ -106,7 +105,6 @@ void cgoom_thrash_feed(struct cgoom_thrash_state *st, const struct cgoom_pressur
 	w->zram_orig = p->zram_orig;
 	w->zram_used = p->zram_used;
 	w->zram_limit = p->zram_limit;
-	w->swap_zram = p->swap_zram;
 	st->last = *p;
 	if (w->dt_us < CGOOM_THRASH_WINDOW_US)
 		return;
@@ -201,7 +199,6 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->zram_orig = w0->zram_orig;
 	ret->zram_used = w0->zram_used;
 	ret->zram_limit = w0->zram_limit;
-	ret->swap_zram = w0->swap_zram;
 
 	/* thrashing: a run of stalled windows (newest back) at least
 	 * sustain_us long, with pages needed back at refault_min on average
@@ -269,5 +266,5 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	uint64_t allowed = ret->trend_us / 100 * p->eta_share;
 	ret->exhausting = w0->swap_total > 0 && ret->trend_us >= p->trend_min_us &&
 			  ((p->eta_share > 0 && ret->eta_us <= allowed && ret->eta_us <= p->eta_max_us) ||
-			   ret->trend_us >= (w0->swap_zram ? p->fill_max_zram_us : p->fill_max_us));
+			   ret->trend_us >= p->fill_max_us);
 }
