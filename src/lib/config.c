@@ -553,7 +553,8 @@ static int parse_assignment(struct parser *p, char *s)
 		}
 		if (p->daemon_lines[k])
 			return fail(p, "key '%s' already set on line %d", key, p->daemon_lines[k]);
-		bool is_string = k == DK_PRE_KILL_HOOK || k == DK_EVENT_LOG || k == DK_METRICS_FILE;
+		bool is_string = k == DK_PRE_KILL_HOOK || k == DK_POST_KILL_HOOK || k == DK_EVENT_LOG ||
+				 k == DK_METRICS_FILE;
 		if (!*v && !is_string)
 			return fail(p, "empty value for key '%s'", key);
 		int r = set_daemon_key(p, (enum daemon_key)k, v);

@@ -60,6 +60,7 @@ static void test_spec_defaults_block(void)
 		"term_grace = 0s               # SIGTERM first, SIGKILL after this\n"
 		"pre_kill_hook =               # command run (with the decision as JSON\n"
 		"                              #   on stdin, bounded time) before a kill\n"
+		"post_kill_hook =              # empty, as data/cgoom.conf ships it: none\n"
 		"event_log =                   # JSON-lines file, one object per event\n"
 		"metrics_file =                # Prometheus textfile\n"
 		"[cgroup \"/work\"]\n"
@@ -76,7 +77,7 @@ static void test_spec_defaults_block(void)
 	CHECK_EQ_U64(c.guard_band, 0);
 	CHECK_EQ_U64(c.kill_wait_us, d.kill_wait_us);
 	CHECK_EQ_U64(c.term_grace_us, 0);
-	CHECK(!c.pre_kill_hook && !c.event_log && !c.metrics_file);
+	CHECK(!c.pre_kill_hook && !c.post_kill_hook && !c.event_log && !c.metrics_file);
 	CHECK_EQ_U64(c.n_cgroups, 1);
 	CHECK_STREQ(c.cgroups[0].path, "/work");
 	CHECK(c.cgroups[0].has_guard_band);
