@@ -40,6 +40,8 @@
 #include "reader.h"
 
 struct domain;
+struct daemon;
+struct trigger_event;
 
 /* ---- fds.c: the file-descriptor budget ----
  *
@@ -110,6 +112,90 @@ struct kill_targets {
 	size_t *fd_count; /* the fd budget's decisions count, or NULL */
 };
 
+/* ---- sched.c: when each domain is sampled ---- */
+
+#define HEAP_NONE ((size_t)-1)
+/* At the latest, a quiet domain on the allocation budget is sampled
+ * this long after its last sample (what the budget does not cover:
+ * doc/scale.md "Sampling"). */
+#define SCHED_BACKSTOP_US 60000000ULL
+
+struct heap_item {
+	uint64_t key;
+	struct domain *d;
+};
+/* An indexed min-heap of domains; each domain holds its position in
+ * heap `which` in d->heap_pos[which] (HEAP_NONE: not in it). */
+struct heap {
+	struct heap_item *a;
+	size_t n, cap;
+	size_t which;
+};
+/* Inserts d with key, or moves it to key. 0 or -ENOMEM. */
+int heap_set(struct heap *h, struct domain *d, uint64_t key);
+void heap_remove(struct heap *h, struct domain *d);
+bool heap_top(const struct heap *h, uint64_t *ret_key, struct domain **ret_d);
+void heap_free(struct heap *h);
+
+struct sched {
+	struct heap time;  /* every domain, by the time of its next sample */
+	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
+	bool pgalloc_ok;
+	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */
+	uint64_t last_tick_us;
+	struct cgoom_rate alloc_rate; /* system-wide allocation, bytes/s */
+	uint64_t slack_pages;         /* cgoom_alloc_slack_pages(CPUs); UINT64_MAX: no budget */
+	uint64_t page_size;
+	struct domain **due; /* sched_due's buffer */
+	size_t cap_due;
+};
+
+/* What sched_plan_of looks at, after one sample of a domain. */
+struct sched_in {
+	uint64_t t0, next_us;  /* when it was taken; the detectors' pace */
+	bool approach, in_band; /* the detectors' */
+	bool active;            /* a standby, a trigger, a kill, no finite limit, the system */
+	bool budget_ok;         /* pgalloc is being read */
+	uint64_t headroom, rate; /* the detectors' */
+	uint64_t current, watch_line; /* memory.current; cgoom_watch_line() */
+	uint64_t pgalloc, slack_pages, page_size;
+	uint64_t backstop_us;
+};
+struct sched_plan {
+	uint64_t due_us;    /* sampled by this time */
+	bool budgeted;      /* ... or as soon as pgalloc reaches alloc_due */
+	uint64_t alloc_due;
+};
+/* Pure: when the domain is sampled next. Active, approaching, in its
+ * band, or without a budget: at the detectors' pace (t0 + next_us).
+ * Otherwise on the budget: once cgoom_alloc_room_pages() more pages were
+ * allocated, or at the time half its measured growth to the line needs,
+ * or after the backstop, whichever is first, and never sooner than
+ * next_us. */
+void sched_plan_of(const struct sched_in *in, struct sched_plan *ret);
+/* Pure: the delay to the next pgalloc reading for the smallest
+ * remaining room (bytes) and the measured allocation rate (bytes/s):
+ * cgoom_next_sample_us at CGOOM_FILL_RATE_RAM; no budgeted domain: 1 s. */
+uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
+
+void sched_init(struct daemon *dm);
+void sched_free(struct daemon *dm);
+/* Reads pgalloc (/proc/vmstat), the tick. */
+void sched_tick(struct daemon *dm, uint64_t now);
+/* When the next tick is due (UINT64_MAX: none needed). */
+uint64_t sched_next_tick_us(const struct daemon *dm);
+/* When the next domain is due by time (UINT64_MAX: none). */
+uint64_t sched_next_due_us(const struct daemon *dm);
+/* Schedules d after its sample ev. */
+void sched_after(struct daemon *dm, const struct trigger_event *ev);
+/* Schedules d by time only. */
+void sched_time(struct daemon *dm, struct domain *d, uint64_t due_us);
+/* Takes d out of the schedule (torn down). */
+void sched_forget(struct daemon *dm, struct domain *d);
+/* The domains due now (by time, or by the budget at the last tick),
+ * taken out of the schedule: *ret (sched's buffer), how many. */
+size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret);
+
 /* A kill in flight in one domain (act.c): never a second victim while
  * it lasts. */
 struct kill_state {
@@ -171,8 +257,11 @@ struct domain {
 	int sample_err;                /* the last sample's failed read (-errno), or 0 */
 	const char *sample_err_file;   /* ... and its file */
 
-	/* sampling (run.c) */
+	/* sampling (run.c, sched.c) */
 	uint64_t next_due_us;
+	size_t heap_pos[2]; /* in sched.time, sched.alloc */
+	bool budgeted;      /* on the allocation budget */
+	uint64_t alloc_due; /* ... due when pgalloc reaches this */
 	bool approach;         /* the last sample asked for a standby decision */
 	int read_err;          /* the failed read last reported, or 0 */
 	const char *read_file;
@@ -233,6 +322,9 @@ struct daemon {
 
 	/* the fd budget (fds.c) */
 	struct fd_budget fds;
+
+	/* sampling (sched.c) */
+	struct sched sched;
 
 	/* decisions (standby.c) and kills (act.c) */
 	uint64_t kills_started;   /* a standby decided before a later kill is stale */

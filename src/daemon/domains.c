@@ -128,6 +128,7 @@ static struct domain *domain_new(const char *path)
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
 	d->stat_fd = d->swap_max_fd = d->swap_current_fd = d->psi_some_fd = -1;
 	d->sys.meminfo_fd = d->sys.vmstat_fd = -1;
+	d->heap_pos[0] = d->heap_pos[1] = HEAP_NONE;
 	d->kill.tg.xattr_fd = -1; /* act.c's kill state: no xattr fd yet */
 	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
 	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };

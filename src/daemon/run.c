@@ -78,14 +78,18 @@ static void drain(int fd)
 		return; /* EAGAIN: woken by another fd */
 }
 
-/* The sampling timer fires at the earliest due domain, rescan or metrics. */
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The sampling timer fires at the earliest due domain, allocation
+ * budget tick (sched.c), rescan or metrics. */
 static void arm_sampling(struct daemon *dm)
 {
-	uint64_t next = dm->next_rescan_us < dm->next_metrics_us ? dm->next_rescan_us
-								  : dm->next_metrics_us;
-	for (size_t i = 0; i < dm->n_domains; i++)
-		if (!dm->domains[i]->dead && dm->domains[i]->next_due_us < next)
-			next = dm->domains[i]->next_due_us;
+	uint64_t next = min_u64(dm->next_rescan_us, dm->next_metrics_us);
+	next = min_u64(next, sched_next_due_us(dm));
+	next = min_u64(next, sched_next_tick_us(dm));
 	if (dm->timer_armed && next == dm->timer_armed_us)
 		return; /* a wake-up by another fd: the timer already stands */
 	dm->timer_armed = true;
@@ -110,6 +114,7 @@ static void teardown(struct daemon *dm, struct domain *d)
 {
 	if (d->dead)
 		return;
+	sched_forget(dm, d);
 	standby_drop(d);
 	act_forget(dm, d);
 	domain_close(dm, d);
@@ -127,7 +132,6 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	}
 	if (ev->max_changed)
 		guard_apply(dm, d); /* writes memory.high: the actor's job */
-	d->next_due_us = ev->t0 + ev->next_us;
 	d->approach = ev->approach || ev->kind != CGOOM_TRIGGER_NONE;
 	if (ev->kind != CGOOM_TRIGGER_NONE) {
 		daemon_act(dm, ev);
@@ -207,7 +211,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 		}
 		if (r < 0) {
 			report_read(dm, d, r, NULL);
-			d->next_due_us = now + CGOOM_POLL_MIN_US;
+			sched_time(dm, d, now + CGOOM_POLL_MIN_US);
 			return;
 		}
 	}
@@ -218,6 +222,9 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	if (!d->system && !ev.gone)
 		report_read(dm, d, d->sample_err, d->sample_err_file);
 	handle(dm, &ev);
+	if (d->dead)
+		return;
+	sched_after(dm, &ev);
 	settle(dm, d);
 }
 
@@ -227,9 +234,14 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 static void rescan(struct daemon *dm)
 {
 	domains_rescan(dm);
-	for (size_t i = 1; i < dm->n_domains; i++)
-		if (dm->domains[i]->vanished)
-			teardown(dm, dm->domains[i]);
+	uint64_t now = cgfs_now_us();
+	for (size_t i = 1; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		if (d->vanished)
+			teardown(dm, d);
+		else if (!d->dead && d->heap_pos[0] == HEAP_NONE)
+			sched_time(dm, d, now); /* new: sampled at once */
+	}
 	fds_report(dm);
 	fds_promote(dm);
 }
@@ -242,9 +254,12 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		rescan(dm);
 		dm->next_rescan_us = now + RESCAN_US;
 	}
-	for (size_t i = 0; i < dm->n_domains; i++)
-		if (dm->domains[i]->next_due_us <= now)
-			sample(dm, dm->domains[i], now, false);
+	if (now >= sched_next_tick_us(dm))
+		sched_tick(dm, now);
+	struct domain **due;
+	size_t n = sched_due(dm, now, &due);
+	for (size_t i = 0; i < n; i++)
+		sample(dm, due[i], now, false);
 	if (now >= dm->next_metrics_us) {
 		metrics_write(dm);
 		dm->next_metrics_us = now + METRICS_US;
@@ -390,6 +405,7 @@ static void daemon_free(struct daemon *dm)
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */
 	domains_free(dm);
+	sched_free(dm);
 	cgoom_strbuf_free(&dm->polled_news);
 	metrics_free(dm);
 	events_close(dm);
@@ -459,6 +475,8 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	if (r < 0)
 		goto out_free;
 	fds_measure_fixed(dm);
+	sched_init(dm);
+	sched_time(dm, dm->domains[0], 0);
 	rescan(dm);
 	uint64_t now = cgfs_now_us();
 	dm->next_rescan_us = now + RESCAN_US;
