@@ -34,13 +34,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgoom/budget.h"
 #include "cgoom/explain.h"
 #include "config-file.h"
 #include "daemon-internal.h"
 #include "daemon.h"
 #include "log.h"
 
-#define RESCAN_US 3000000ULL
 #define METRICS_US 10000000ULL
 
 /* ---- config ---- */
@@ -87,7 +87,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
  * budget tick (sched.c), rescan or metrics. */
 static void arm_sampling(struct daemon *dm)
 {
-	uint64_t next = min_u64(dm->next_rescan_us, dm->next_metrics_us);
+	uint64_t next = min_u64(discover_next_walk_us(dm), dm->next_metrics_us);
 	next = min_u64(next, sched_next_due_us(dm));
 	next = min_u64(next, sched_next_tick_us(dm));
 	if (dm->timer_armed && next == dm->timer_armed_us)
@@ -98,6 +98,63 @@ static void arm_sampling(struct daemon *dm)
 }
 
 /* ---- acting on what a detector saw ---- */
+
+/* ---- preparations waiting for the preparation thread ---- */
+
+/* Several domains can near their lines at once (a node-wide spike): the
+ * thread prepares one decision at a time, and when it is free the
+ * domain whose line is nearest in time goes next (not whichever is
+ * sampled first). A domain asks again at each sample while it waits;
+ * its place follows its latest estimate. */
+static void want_prep(struct daemon *dm, const struct trigger_event *ev)
+{
+	struct domain *d = ev->d;
+	uint64_t eta = ev->rate ? ev->headroom / (ev->rate / 1000000 + 1) : CGOOM_STANDBY_LOOKAHEAD_US;
+	d->prep_deadline_us = ev->t0 + eta;
+	d->prep_level = ev->level;
+	if (d->prep_wanted)
+		return;
+	if (cgfs_grow(&dm->prep_want, &dm->cap_prep_want, dm->n_prep_want + 1,
+		      sizeof(*dm->prep_want)) < 0)
+		return; /* it asks again at its next sample */
+	d->prep_wanted = true;
+	dm->prep_want[dm->n_prep_want++] = d;
+}
+
+/* The preparation thread is free: the most urgent waiting domain's. */
+static void prep_next(struct daemon *dm)
+{
+	while (!dm->prep && dm->n_prep_want) {
+		size_t best = 0;
+		for (size_t i = 1; i < dm->n_prep_want; i++)
+			if (dm->prep_want[i]->prep_deadline_us < dm->prep_want[best]->prep_deadline_us)
+				best = i;
+		struct domain *d = dm->prep_want[best];
+		dm->prep_want[best] = dm->prep_want[--dm->n_prep_want];
+		d->prep_wanted = false;
+		/* gone, killing, or no longer near: nothing to prepare */
+		if (d->dead || kl_active(&d->kill.lc) || !d->approach)
+			continue;
+		uint64_t now = cgfs_now_us();
+		if (standby_check(dm, d, now, d->prep_level, false) == SB_USE)
+			continue;
+		struct inflight in;
+		if (act_inflight(dm, &in) == 0)
+			standby_prepare_async(dm, d, now, d->prep_level, &in);
+	}
+}
+
+static void unwant_prep(struct daemon *dm, struct domain *d)
+{
+	if (!d->prep_wanted)
+		return;
+	for (size_t i = 0; i < dm->n_prep_want; i++)
+		if (dm->prep_want[i] == d) {
+			dm->prep_want[i] = dm->prep_want[--dm->n_prep_want];
+			break;
+		}
+	d->prep_wanted = false;
+}
 
 /* Bytes grown in us microseconds at rate bytes/s, saturating. */
 static uint64_t grown(uint64_t rate, uint64_t us)
@@ -115,6 +172,8 @@ static void teardown(struct daemon *dm, struct domain *d)
 	if (d->dead)
 		return;
 	sched_forget(dm, d);
+	unwant_prep(dm, d);
+	discover_forget(dm, d);
 	standby_drop(d);
 	act_forget(dm, d);
 	domain_close(dm, d);
@@ -147,8 +206,10 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
 		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
 	/* near the line: keep the decision ready */
-	if (dm->prep)
-		return; /* one preparation at a time */
+	if (dm->prep) {
+		want_prep(dm, ev); /* one preparation at a time: queued by urgency */
+		return;
+	}
 	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
 	if (v == SB_USE)
 		return;
@@ -184,11 +245,19 @@ static void report_read(struct daemon *dm, struct domain *d, int err, const char
 /* After a polled domain's sample: it keeps its files while it is near
  * its line or acting (quiet domains give theirs up for it), else they
  * are closed again. */
-static void settle(struct daemon *dm, struct domain *d)
+static void settle(struct daemon *dm, struct domain *d, uint64_t now)
 {
-	if (d->dead || !d->files_open || d->kept)
+	if (d->dead || !d->files_open || d->system)
 		return;
-	if (domain_active(d) && fds_make_room(dm, FDS_PER_DOMAIN)) {
+	/* near its line: from the watch line on (sched.c), or busy */
+	bool near = domain_active(d) ||
+		    (d->sample_ok && d->sample.max != UINT64_MAX &&
+		     d->sample.current >= cgoom_watch_line(&d->sample, &d->params));
+	if (d->kept) {
+		domain_set_active(dm, d, near, now);
+		return;
+	}
+	if (near && fds_make_room(dm, FDS_PER_DOMAIN + FDS_ACTIVE)) {
 		domain_files_open(dm, d, true);
 		log_info("%s: near its line: its files stay open (fd budget)", d->path);
 		return;
@@ -215,6 +284,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 			return;
 		}
 	}
+	dm->sched.samples++;
 	if (d->system)
 		detect_system(dm, now, psi_fired, &ev);
 	else
@@ -225,24 +295,33 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	if (d->dead)
 		return;
 	sched_after(dm, &ev);
-	settle(dm, d);
+	settle(dm, d, now);
 }
 
-/* Discovery: new domains added, vanished ones torn down, the fd
- * budget's news said, polled domains given their files where room
- * freed up. */
-static void rescan(struct daemon *dm)
+/* What discovery found (discover.c marks, the loop acts): vanished
+ * domains torn down, new ones sampled at once, poked ones sampled now;
+ * then the fd budget's news said, and polled domains given their files
+ * where room freed up. */
+static void discovered(struct daemon *dm, uint64_t now)
 {
-	domains_rescan(dm);
-	uint64_t now = cgfs_now_us();
-	for (size_t i = 1; i < dm->n_domains; i++) {
-		struct domain *d = dm->domains[i];
-		if (d->vanished)
-			teardown(dm, d);
-		else if (!d->dead && d->heap_pos[0] == HEAP_NONE)
-			sched_time(dm, d, now); /* new: sampled at once */
-	}
+	struct discover *ds = &dm->disc;
+	for (size_t i = 1; i < dm->n_domains; i++)
+		if (dm->domains[i]->vanished)
+			teardown(dm, dm->domains[i]);
+	for (size_t i = 0; i < ds->n_news; i++)
+		if (!ds->news[i]->dead)
+			sched_time(dm, ds->news[i], now);
+	ds->n_news = 0;
+	for (size_t i = 0; i < ds->n_pokes; i++)
+		sample(dm, ds->pokes[i], now, false);
+	ds->n_pokes = 0;
 	fds_report(dm);
+}
+
+static void walk(struct daemon *dm, uint64_t now)
+{
+	discover_walk(dm, now);
+	discovered(dm, now);
 	fds_promote(dm);
 }
 
@@ -250,17 +329,23 @@ static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
-	if (now >= dm->next_rescan_us) {
-		rescan(dm);
-		dm->next_rescan_us = now + RESCAN_US;
-	}
+	if (now >= discover_next_walk_us(dm))
+		walk(dm, now);
 	if (now >= sched_next_tick_us(dm))
 		sched_tick(dm, now);
 	struct domain **due;
 	size_t n = sched_due(dm, now, &due);
 	for (size_t i = 0; i < n; i++)
-		sample(dm, due[i], now, false);
+		if (!sched_probe(dm, due[i]))
+			sample(dm, due[i], now, false);
 	if (now >= dm->next_metrics_us) {
+		struct sched *sc = &dm->sched;
+		log_debug("sampling: %llu samples, %llu budget checks without one, %llu ticks "
+			  "(pgalloc %llu, %llu B/s)",
+			  (unsigned long long)sc->samples, (unsigned long long)sc->probes,
+			  (unsigned long long)sc->ticks, (unsigned long long)sc->pgalloc,
+			  (unsigned long long)sc->alloc_rate.bytes_per_s);
+		sc->samples = sc->probes = sc->ticks = 0;
 		metrics_write(dm);
 		dm->next_metrics_us = now + METRICS_US;
 	}
@@ -395,6 +480,11 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		break;
 	case W_PREP:
 		standby_wait(dm);
+		prep_next(dm);
+		break;
+	case W_INOTIFY:
+		discover_read(dm);
+		discovered(dm, now);
 		break;
 	}
 }
@@ -405,8 +495,10 @@ static void daemon_free(struct daemon *dm)
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */
 	domains_free(dm);
+	discover_free(dm);
 	sched_free(dm);
 	cgoom_strbuf_free(&dm->polled_news);
+	free(dm->prep_want);
 	metrics_free(dm);
 	events_close(dm);
 	int fds[] = { dm->epfd, dm->sigfd, dm->timerfd, dm->deadlinefd, dm->prep_efd };
@@ -428,6 +520,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	dm->o = *o;
 	dm->epfd = dm->sigfd = dm->timerfd = dm->deadlinefd = dm->prep_efd = -1;
 	dm->ev.fd = -1;
+	dm->disc.ifd = -1;
 	dm->roots.cgroup_fd = dm->roots.proc_fd = -1;
 	dm->config_path = o->config ? o->config : "/etc/cgoom.conf";
 	dm->dry_run = o->dry_run;
@@ -474,12 +567,12 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	r = domains_init(dm);
 	if (r < 0)
 		goto out_free;
+	discover_init(dm);
 	fds_measure_fixed(dm);
 	sched_init(dm);
 	sched_time(dm, dm->domains[0], 0);
-	rescan(dm);
+	walk(dm, cgfs_now_us());
 	uint64_t now = cgfs_now_us();
-	dm->next_rescan_us = now + RESCAN_US;
 	dm->next_metrics_us = now + METRICS_US;
 
 	log_notice("cgoom %s: watching %zu domain%s under %s%s%s", CGOOM_VERSION, dm->n_domains,
@@ -516,6 +609,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		now = cgfs_now_us();
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
+		prep_next(dm); /* the thread may have been freed by a wait */
 		domains_reap(dm);
 		if (!dm->once)
 			arm_sampling(dm);

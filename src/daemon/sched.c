@@ -214,6 +214,7 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	size_t len;
 	uint64_t v;
 	s->last_tick_us = now;
+	s->ticks++;
 	if (fd < 0 || cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
 	    cgoom_parse_vmstat_pgalloc(dm->buf, len, &v) < 0) {
 		if (s->pgalloc_ok)
@@ -293,6 +294,7 @@ void sched_after(struct daemon *dm, const struct trigger_event *ev)
 	d->next_due_us = plan.due_us;
 	d->budgeted = true;
 	d->alloc_due = plan.alloc_due;
+	d->watch_line = in.watch_line;
 	if (heap_set(&s->time, d, plan.due_us) < 0 || heap_set(&s->alloc, d, plan.alloc_due) < 0) {
 		log_warning("%s: out of memory scheduling its next sample", d->path);
 		sched_time(dm, d, ev->t0 + ev->next_us);
@@ -320,13 +322,46 @@ size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret)
 	/* taken out of the heaps first: sampling puts them back */
 	while (n < cap && heap_top(&s->time, &key, &d) && key <= now) {
 		sched_forget(dm, d);
+		d->due_by_alloc = false;
 		out[n++] = d;
 	}
 	while (n < cap && s->pgalloc_ok && heap_top(&s->alloc, &key, &d) && key <= s->pgalloc) {
 		sched_forget(dm, d);
+		d->due_by_alloc = true;
 		out[n++] = d;
 	}
 	return n;
+}
+
+bool sched_probe(struct daemon *dm, struct domain *d)
+{
+	struct sched *s = &dm->sched;
+	bool by_alloc = d->due_by_alloc;
+	d->due_by_alloc = false;
+	/* the allocations could have moved it: memory.current alone (one
+	 * pread instead of a sample) says whether they did; only a domain
+	 * still on its way to nothing is left at that */
+	if (!by_alloc || d->dead || !d->kept || d->current_fd < 0 || !s->pgalloc_ok)
+		return false;
+	uint64_t cur;
+	if (daemon_reread_u64(dm, d->current_fd, &cur) < 0)
+		return false;
+	/* one that grew at all (by more than the charge stocks can hold) is
+	 * sampled for real, so its growth gets measured: a domain that took
+	 * a share of the allocations is the one heading for its line */
+	uint64_t slack = s->slack_pages > UINT64_MAX / s->page_size ? UINT64_MAX
+								    : s->slack_pages * s->page_size;
+	if (cur > d->sample.current && cur - d->sample.current > slack)
+		return false;
+	uint64_t room = cgoom_alloc_room_pages(cur, d->watch_line, s->slack_pages, s->page_size);
+	if (room == 0)
+		return false;
+	d->budgeted = true;
+	d->alloc_due = s->pgalloc > UINT64_MAX - room ? UINT64_MAX : s->pgalloc + room;
+	if (heap_set(&s->time, d, d->next_due_us) < 0 || heap_set(&s->alloc, d, d->alloc_due) < 0)
+		return false;
+	s->probes++;
+	return true;
 }
 
 uint64_t sched_next_due_us(const struct daemon *dm)

@@ -284,5 +284,49 @@ check "allocation budget: no pages allocated, not looked at (2 s)" "$([ $seen_ea
 check "allocation budget: 200,000 pages allocated, looked at within 3 s (would kill)" \
 	"$(grep -q '/work: trigger unreclaimable' "$d/out" && grep -q '/work: dry run: would kill \[4100081\]' "$d/out"; echo $?)" "$d/out"
 
+# 13. discovery from events (issue 21): the full walk runs every 120 s
+# now, so only inotify can find these within a second: a cgroup that
+# arrives with a finite memory.max, one that gets it later (a write to
+# memory.max), one removed, and a domain whose memory.max goes back to
+# max. (On cgroupfs a cgroup appears by mkdir with its files in place;
+# here it is made aside and moved in.)
+build disco '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/a": {"max": "400M", "current": "100M"}, "/b": {"max": "400M", "current": "100M"},
+              "/tmpl": {"current": "10M"}},
+  "procs": []
+}' || exit 1
+d="$T/disco"
+timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+dpid=$!
+# wait_log PATTERN SECONDS: whether PATTERN appears in the log in time
+wait_log() {
+	local i=0
+	until grep -q "$1" "$d/out"; do
+		i=$((i + 1)); [ $i -gt $(($2 * 20)) ] && return 1; sleep 0.05
+	done
+}
+wait_log 'watching [0-9]* domains' 5
+cp -r "$d/tree/cg/tmpl" "$d/new1" && echo 314572800 > "$d/new1/memory.max" && mv "$d/new1" "$d/tree/cg/new1"
+wait_log 'domain /new1: memory.max 300.0 MiB' 1; r1=$?
+cp -r "$d/tree/cg/tmpl" "$d/new2" && mv "$d/new2" "$d/tree/cg/new2"
+sleep 0.3
+grep -q 'domain /new2: memory' "$d/out"; r2=$?
+echo 209715200 > "$d/tree/cg/new2/memory.max"
+wait_log 'domain /new2: memory.max 200.0 MiB' 1; r3=$?
+rm -rf "$d/tree/cg/new1"
+wait_log 'domain /new1: gone' 1; r4=$?
+echo max > "$d/tree/cg/b/memory.max"
+wait_log 'domain /b: gone (memory.max is max now)' 1; r5=$?
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+check "discovery: a cgroup that arrives with a finite memory.max is watched within 1 s" "$r1" "$d/out"
+check "discovery: one without a limit is not a domain" "$([ $r2 = 1 ]; echo $?)" "$d/out"
+check "discovery: a write to memory.max makes it one within 1 s" "$r3" "$d/out"
+check "discovery: a removed cgroup's domain goes within 1 s" "$r4" "$d/out"
+check "discovery: memory.max back to max ends the domain within 1 s" "$r5" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
