@@ -182,6 +182,14 @@ void discover_free(struct daemon *dm);
  * this long after its last sample (what the budget does not cover:
  * doc/scale.md "Sampling"). */
 #define SCHED_BACKSTOP_US 60000000ULL
+/* The allocation budget's tick never comes sooner than this after the
+ * last (budgets expiring meanwhile wait at most that long). */
+#define SCHED_TICK_FLOOR_US 10000ULL
+/* A wake-up spends at most this long on budget checks of quiet domains
+ * (the rest wait for the next tick, SCHED_TICK_FLOOR_US later): under a
+ * node-wide allocation burst every quiet domain comes due at once, and
+ * the domains near their lines must not wait behind them. */
+#define SCHED_PROBE_SLICE_US 2000ULL
 
 struct heap_item {
 	uint64_t key;
@@ -212,6 +220,8 @@ struct sched {
 	struct domain **due; /* sched_due's buffer */
 	size_t cap_due;
 	uint64_t probes, samples, ticks; /* since the last metrics tick (debug) */
+	size_t n_alloc_due;              /* of sched_due's last list, due by the budget */
+	bool behind;                     /* budget checks left for the next tick */
 };
 
 /* What sched_plan_of looks at, after one sample of a domain. */
@@ -238,8 +248,10 @@ struct sched_plan {
  * next_us. */
 void sched_plan_of(const struct sched_in *in, struct sched_plan *ret);
 /* Pure: the delay to the next pgalloc reading for the smallest
- * remaining room (bytes) and the measured allocation rate (bytes/s):
- * cgoom_next_sample_us at CGOOM_FILL_RATE_RAM; no budgeted domain: 1 s. */
+ * remaining room (bytes) and the measured allocation rate (bytes/s): the
+ * worst case (that room at CGOOM_FILL_RATE_RAM, 100 ms .. 1 s), or the
+ * time the measured rate uses the room up if sooner, never under
+ * SCHED_TICK_FLOOR_US; no budgeted domain: 1 s. */
 uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
 
 void sched_init(struct daemon *dm);
@@ -259,6 +271,9 @@ void sched_forget(struct daemon *dm, struct domain *d);
 /* The domains due now (by time, or by the budget at the last tick),
  * taken out of the schedule: *ret (sched's buffer), how many. */
 size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret);
+/* Puts a domain sched_due took for the budget back, untouched (its
+ * turn comes at the next tick). */
+void sched_requeue(struct daemon *dm, struct domain *d);
 /* A domain due by the budget alone: memory.current re-read; if it did
  * not grow since its last sample (by more than the slack) and still has
  * room, it goes back on the budget from there (true: no sample
@@ -337,6 +352,7 @@ struct domain {
 	uint64_t alloc_due; /* ... due when pgalloc reaches this */
 	uint64_t watch_line; /* cgoom_watch_line() at the last sample */
 	bool due_by_alloc;  /* sched_due took it for the budget alone */
+	unsigned quiet_probes; /* budget probes in a row that found it not grown */
 	bool approach;         /* the last sample asked for a standby decision */
 	int read_err;          /* the failed read last reported, or 0 */
 	const char *read_file;

@@ -163,7 +163,19 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate)
 {
 	if (!any)
 		return CGOOM_POLL_MAX_US;
-	return cgoom_next_sample_us(min_room_bytes, alloc_rate, CGOOM_FILL_RATE_RAM);
+	/* the worst case: earlyoom's 100 ms .. 1 s */
+	uint64_t t = cgoom_next_sample_us(min_room_bytes, 0, CGOOM_FILL_RATE_RAM);
+	if (alloc_rate > 0) {
+		/* when the measured rate uses the room up (not half of it: a
+		 * room is only half the distance to the line already, and
+		 * halving again would tick ever faster towards the due count) */
+		uint64_t whole = min_room_bytes / alloc_rate, part = min_room_bytes % alloc_rate;
+		uint64_t by_rate = whole > UINT64_MAX / 1000000 ? UINT64_MAX
+								: whole * 1000000 + part * 1000000 / alloc_rate;
+		if (by_rate < t)
+			t = by_rate;
+	}
+	return t < SCHED_TICK_FLOOR_US ? SCHED_TICK_FLOOR_US : t;
 }
 
 /* ---- the daemon's use of it ---- */
@@ -246,6 +258,8 @@ uint64_t sched_next_tick_us(const struct daemon *dm)
 	struct domain *d;
 	if (!s->pgalloc_ok || !heap_top(&s->alloc, &key, &d))
 		return UINT64_MAX;
+	if (s->behind)
+		return s->last_tick_us + SCHED_TICK_FLOOR_US; /* budget checks left over */
 	uint64_t room = key > s->pgalloc ? key - s->pgalloc : 0;
 	room = room > UINT64_MAX / s->page_size ? UINT64_MAX : room * s->page_size;
 	return s->last_tick_us + sched_tick_us(true, room, s->alloc_rate.bytes_per_s);
@@ -293,6 +307,7 @@ void sched_after(struct daemon *dm, const struct trigger_event *ev)
 	}
 	d->next_due_us = plan.due_us;
 	d->budgeted = true;
+	d->quiet_probes = 0; /* a real sample: half its distance again */
 	d->alloc_due = plan.alloc_due;
 	d->watch_line = in.watch_line;
 	if (heap_set(&s->time, d, plan.due_us) < 0 || heap_set(&s->alloc, d, plan.alloc_due) < 0) {
@@ -325,12 +340,23 @@ size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret)
 		d->due_by_alloc = false;
 		out[n++] = d;
 	}
+	s->n_alloc_due = n;
 	while (n < cap && s->pgalloc_ok && heap_top(&s->alloc, &key, &d) && key <= s->pgalloc) {
 		sched_forget(dm, d);
 		d->due_by_alloc = true;
 		out[n++] = d;
 	}
+	s->n_alloc_due = n - s->n_alloc_due;
 	return n;
+}
+
+void sched_requeue(struct daemon *dm, struct domain *d)
+{
+	struct sched *s = &dm->sched;
+	d->due_by_alloc = false;
+	d->budgeted = true;
+	if (heap_set(&s->time, d, d->next_due_us) < 0 || heap_set(&s->alloc, d, d->alloc_due) < 0)
+		sched_time(dm, d, cgfs_now_us());
 }
 
 bool sched_probe(struct daemon *dm, struct domain *d)
@@ -353,9 +379,18 @@ bool sched_probe(struct daemon *dm, struct domain *d)
 								    : s->slack_pages * s->page_size;
 	if (cur > d->sample.current && cur - d->sample.current > slack)
 		return false;
+	/* a domain that keeps not growing is given more of its distance
+	 * (1/2, 3/4, 7/8 of it, after 0, 1, 2+ quiet probes): most domains
+	 * on a busy host never move, and each probe of them costs */
 	uint64_t room = cgoom_alloc_room_pages(cur, d->watch_line, s->slack_pages, s->page_size);
 	if (room == 0)
 		return false;
+	unsigned k = d->quiet_probes < 2 ? d->quiet_probes : 2;
+	uint64_t half = room + s->slack_pages; /* half the distance, in pages */
+	room = 2 * half - (half >> k);         /* (1 - 2^-(k+1)) of the distance */
+	room = room > s->slack_pages ? room - s->slack_pages : 0;
+	if (d->quiet_probes < UINT32_MAX)
+		d->quiet_probes++;
 	d->budgeted = true;
 	d->alloc_due = s->pgalloc > UINT64_MAX - room ? UINT64_MAX : s->pgalloc + room;
 	if (heap_set(&s->time, d, d->next_due_us) < 0 || heap_set(&s->alloc, d, d->alloc_due) < 0)

@@ -150,10 +150,14 @@ static void test_tick_pace(void)
 	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 0), 100000);
 	/* 3000 MiB of room: 500 ms */
 	CHECK_EQ_U64(sched_tick_us(true, 3000 * MiB, 0), 500000);
-	/* measured allocation at 1000 MiB/s with 60 MiB left: 30 ms */
-	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1000 * MiB), 30000);
-	/* nothing left: the floor */
-	CHECK_EQ_U64(sched_tick_us(true, 0, 1000 * MiB), CGOOM_SAMPLE_FLOOR_US);
+	/* measured allocation at 1000 MiB/s with 60 MiB left: 60 ms (when
+	 * the room is used up, not half of it) */
+	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1000 * MiB), 60000);
+	/* nothing left, or little at a high rate: the floor, 10 ms */
+	CHECK_EQ_U64(sched_tick_us(true, 0, 1000 * MiB), SCHED_TICK_FLOOR_US);
+	CHECK_EQ_U64(sched_tick_us(true, 1 * MiB, 1000 * MiB), SCHED_TICK_FLOOR_US);
+	/* a slow rate changes nothing: the worst case rules */
+	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1 * MiB), 100000);
 }
 
 int main(void)
