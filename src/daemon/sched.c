@@ -23,6 +23,7 @@
  * (budgeted ones), so a tick costs O(log n) per domain due, not O(n).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -367,11 +368,25 @@ bool sched_probe(struct daemon *dm, struct domain *d)
 	/* the allocations could have moved it: memory.current alone (one
 	 * pread instead of a sample) says whether they did; only a domain
 	 * still on its way to nothing is left at that */
-	if (!by_alloc || d->dead || !d->kept || d->current_fd < 0 || !s->pgalloc_ok)
+	if (!by_alloc || d->dead || !s->pgalloc_ok)
 		return false;
 	uint64_t cur;
-	if (daemon_reread_u64(dm, d->current_fd, &cur) < 0)
-		return false;
+	if (d->current_fd >= 0) {
+		if (daemon_reread_u64(dm, d->current_fd, &cur) < 0)
+			return false;
+	} else {
+		/* polled (fds.c): memory.current alone, opened for the moment */
+		char rel[4096];
+		if ((size_t)snprintf(rel, sizeof(rel), "%s/memory.current", d->path) >= sizeof(rel))
+			return false;
+		int fd = cgfs_open_beneath(dm->roots.cgroup_fd, rel, CGFS_FILE_FLAGS);
+		if (fd < 0)
+			return false;
+		int r = daemon_reread_u64(dm, fd, &cur);
+		close(fd);
+		if (r < 0)
+			return false;
+	}
 	/* one that grew at all (by more than the charge stocks can hold) is
 	 * sampled for real, so its growth gets measured: a domain that took
 	 * a share of the allocations is the one heading for its line */
