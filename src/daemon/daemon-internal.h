@@ -186,9 +186,11 @@ void discover_free(struct daemon *dm);
  * last (budgets expiring meanwhile wait at most that long). */
 #define SCHED_TICK_FLOOR_US 10000ULL
 /* A wake-up spends at most this long on budget checks of quiet domains
- * (the rest wait for the next tick, SCHED_TICK_FLOOR_US later): under a
- * node-wide allocation burst every quiet domain comes due at once, and
- * the domains near their lines must not wait behind them. */
+ * (the rest wait for the next tick, SCHED_TICK_FLOOR_US later), a
+ * quarter of it while a domain nears its line or a decision is being
+ * prepared: under a node-wide allocation burst every quiet domain comes
+ * due at once, and the domains near their lines must not wait behind
+ * them. */
 #define SCHED_PROBE_SLICE_US 2000ULL
 
 struct heap_item {

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains: the system ("/") and every memcg with a finite memory.max.
- * Each keeps its files open (memory.events, .current, .max, .high,
- * .stat, .swap.*, PSI triggers on memory.pressure) for detect.c to
- * re-read into the daemon's preallocated buffer. Discovery (a walk of
- * the tree) allocates; it runs from the timer, not on the kill path.
- * Guard bands (memory.high writes) are applied here, called by the loop
- * only: sampling never writes.
+ * Domains: the system ("/") and every memcg with a finite memory.max
+ * (found by discover.c). Each keeps its files open for detect.c to
+ * re-read into the daemon's preallocated buffer: memory.events,
+ * .current, .max, .high always, and near its line .stat, .swap.* and
+ * its PSI triggers on memory.pressure (the active set); the fd budget
+ * (fds.c) decides which keep them at all (the others are polled: their
+ * files opened for each sample). Guard bands (memory.high writes) are
+ * applied here, called by the loop only: sampling never writes. Nothing
+ * here calls up into the loop, the actor or the standby.
  */
 #include <dirent.h>
 #include <errno.h>

@@ -3,17 +3,20 @@
  * `cgoom run`: one epoll loop, the only caller of actions (STYLE 13). It
  * waits on
  *   - a signalfd (SIGHUP reload, SIGTERM/SIGINT clean exit),
- *   - a timerfd for sampling: each domain has its own next sample time
- *     (detect.c: about headroom / measured growth, 1 ms floor, earlyoom's
- *     100 ms .. 1 s when nothing grows), plus rescans and metrics,
+ *   - a timerfd for sampling (sched.c: each busy domain at the
+ *     detectors' pace, each quiet one on the allocation budget, read at
+ *     the "tick"), the slow discovery walk and metrics,
  *   - a second timerfd for kill deadlines (term_grace, kill_wait),
- *   - PSI triggers (EPOLLPRI) on /proc/pressure/memory and each domain's
- *     memory.pressure ("full" to fire, "some" to sample early), and
- *     memory.events of each domain (EPOLLPRI on change),
- *   - the pidfds of victims still dying.
+ *   - PSI triggers (EPOLLPRI) on /proc/pressure/memory and, near their
+ *     lines, each domain's memory.pressure ("full" to fire, "some" to
+ *     sample early), and memory.events of each domain (EPOLLPRI),
+ *   - inotify (discover.c): cgroups made, removed, limits written,
+ *   - the preparation thread's eventfd, the pidfds of victims dying.
  * A detector (detect.c) turns one sample into a struct trigger_event; the
  * loop hands it to handle(), which applies guard bands, keeps standby
- * decisions and acts (act.c).
+ * decisions and acts (act.c), then schedules the next sample (sched.c).
+ * The loop alone tears a domain down (teardown()). doc/scale.md says how
+ * it behaves with thousands of domains.
  *
  * CGOOM_RUN_ONCE=1 (for tests): discover the domains, evaluate every
  * trigger once against the counters as they stand (memory.events counts
@@ -342,9 +345,14 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	/* due by time first (the busy ones and backstops), then the budget's,
 	 * for a slice of time at most (sched.c SCHED_PROBE_SLICE_US) */
 	size_t n_time = n - dm->sched.n_alloc_due;
-	for (size_t i = 0; i < n_time; i++)
+	bool busy = dm->prep != NULL;
+	for (size_t i = 0; i < n_time; i++) {
 		sample(dm, due[i], now, false);
-	uint64_t slice_end = cgfs_now_us() + SCHED_PROBE_SLICE_US;
+		busy = busy || (!due[i]->dead && due[i]->approach);
+	}
+	/* while a domain nears its line, it comes first: a quarter of the
+	 * slice for the quiet ones */
+	uint64_t slice_end = cgfs_now_us() + (busy ? SCHED_PROBE_SLICE_US / 4 : SCHED_PROBE_SLICE_US);
 	dm->sched.behind = false;
 	for (size_t i = n_time; i < n; i++) {
 		if (dm->sched.behind || (i > n_time && cgfs_now_us() > slice_end)) {
