@@ -42,13 +42,17 @@
 #include "triggers.h"
 
 struct domain;
+struct daemon;
+struct trigger_event;
 
 /* ---- fds.c: the file-descriptor budget ----
  *
- * A cgroup domain keeps up to FDS_PER_DOMAIN files open (its directory,
- * memory.events, .current, .max, .high, .stat, .swap.max,
- * .swap.current, and memory.pressure twice: the PSI "full" and "some"
- * triggers). FD_RESERVE more are always left free for what a decision
+ * A cgroup domain keeps FDS_PER_DOMAIN files open (its directory,
+ * memory.events, .current, .max, .high); near its line FDS_ACTIVE more
+ * (memory.stat, .swap.max, .swap.current, and memory.pressure twice:
+ * the PSI "full" and "some" triggers, which cost the kernel a poller
+ * each, so quiet domains arm none). FD_RESERVE more are always left
+ * free for what a decision
  * and the loop open for a moment: the snapshot reader (a directory per
  * level, 64 levels deep, plus a file and a process directory: 72), the
  * discovery walk (two per level: 130), a standby's re-check files (the
@@ -59,7 +63,11 @@ struct domain;
  * prepared, by closing the kept files of quiet domains, which are then
  * polled: a decision never waits or fails for lack of an fd while any
  * domain holds files it could do without. */
-#define FDS_PER_DOMAIN 10
+#define FDS_PER_DOMAIN 5
+#define FDS_ACTIVE 5
+/* A domain keeps its active set this long after it was last near its
+ * line (no open/close churn at the edge). */
+#define ACTIVE_LINGER_US 10000000ULL
 #define FD_RESERVE 512
 /* A standby's fds besides its pidfds (standby.c, standby-members.c). */
 #define FDS_STANDBY_EXTRA 211
@@ -88,6 +96,7 @@ enum watch_kind {
 	W_PSI_SOME, /* a domain's PSI some trigger fired: sample now */
 	W_PIDFD,    /* a victim exited */
 	W_PREP,     /* the preparation thread finished a standby decision */
+	W_INOTIFY,  /* discovery: a cgroup made, removed, or its limit written */
 };
 
 struct watch {
@@ -111,6 +120,169 @@ struct kill_targets {
 	size_t n_fds;     /* fds held (pidfds, xattr_fd), counted in *fd_count */
 	size_t *fd_count; /* the fd budget's decisions count, or NULL */
 };
+
+/* ---- hashmap.c: string or int keys -> pointers (keys not copied) ---- */
+
+struct map_slot {
+	const char *skey;
+	int ikey;
+	void *val; /* NULL: empty */
+};
+struct map {
+	struct map_slot *slots;
+	size_t n, used, cap; /* live keys; live + tombstones; slots (a power of 2) */
+	bool str;
+};
+void *map_get_str(const struct map *m, const char *key);
+int map_put_str(struct map *m, const char *key, void *val); /* 0, -ENOMEM, -EINVAL (NULL) */
+void *map_del_str(struct map *m, const char *key);          /* the value removed, or NULL */
+void *map_get_int(const struct map *m, int key);
+int map_put_int(struct map *m, int key, void *val);
+void *map_del_int(struct map *m, int key);
+/* The next live value from slot *it on (start at 0), or NULL. */
+void *map_next(const struct map *m, size_t *it);
+void map_free(struct map *m);
+
+/* ---- discover.c: which cgroups are domains ---- */
+
+/* A full walk as a consistency check, with inotify working ... */
+#define DISCOVER_SLOW_US 120000000ULL
+/* ... and without it (or some cgroup unwatched, or unreadable). */
+#define DISCOVER_FAST_US 3000000ULL
+
+struct cgnode;
+struct discover {
+	int ifd; /* inotify, or -1 */
+	struct watch w;
+	struct map by_path; /* path -> struct cgnode: every memcg directory */
+	struct map by_wd;   /* watch descriptor -> struct cgnode */
+	size_t n_unwatched; /* nodes without a watch: walked every 3 s */
+	int watch_err;      /* the first watch error (said once) */
+	bool overflowed;    /* the queue overflowed: a full walk is due */
+	uint64_t next_walk_us;
+	size_t walk_fails, walk_fails_last; /* what the last walks could not read */
+	char walk_first[320], walk_first_last[320];
+	/* for the loop: domains found (to sample at once) and domains to
+	 * sample now; vanished ones are marked d->vanished */
+	struct domain **news, **pokes;
+	size_t n_news, cap_news, n_pokes, cap_pokes;
+};
+int discover_init(struct daemon *dm);
+/* A full walk: nodes and watches made, domains added or marked vanished. */
+void discover_walk(struct daemon *dm, uint64_t now);
+/* Reads and handles the inotify events waiting. */
+void discover_read(struct daemon *dm);
+uint64_t discover_next_walk_us(const struct daemon *dm);
+/* d is being torn down: its node forgets it. */
+void discover_forget(struct daemon *dm, struct domain *d);
+void discover_free(struct daemon *dm);
+
+/* ---- sched.c: when each domain is sampled ---- */
+
+#define HEAP_NONE ((size_t)-1)
+/* At the latest, a quiet domain on the allocation budget is sampled
+ * this long after its last sample (what the budget does not cover:
+ * doc/scale.md "Sampling"). */
+#define SCHED_BACKSTOP_US 60000000ULL
+/* The allocation budget's tick never comes sooner than this after the
+ * last (budgets expiring meanwhile wait at most that long). */
+#define SCHED_TICK_FLOOR_US 10000ULL
+/* A wake-up spends at most this long on budget checks of quiet domains
+ * (the rest wait for the next tick, SCHED_TICK_FLOOR_US later), a
+ * quarter of it while a domain nears its line or a decision is being
+ * prepared: under a node-wide allocation burst every quiet domain comes
+ * due at once, and the domains near their lines must not wait behind
+ * them. */
+#define SCHED_PROBE_SLICE_US 2000ULL
+
+struct heap_item {
+	uint64_t key;
+	struct domain *d;
+};
+/* An indexed min-heap of domains; each domain holds its position in
+ * heap `which` in d->heap_pos[which] (HEAP_NONE: not in it). */
+struct heap {
+	struct heap_item *a;
+	size_t n, cap;
+	size_t which;
+};
+/* Inserts d with key, or moves it to key. 0 or -ENOMEM. */
+int heap_set(struct heap *h, struct domain *d, uint64_t key);
+void heap_remove(struct heap *h, struct domain *d);
+bool heap_top(const struct heap *h, uint64_t *ret_key, struct domain **ret_d);
+void heap_free(struct heap *h);
+
+struct sched {
+	struct heap time;  /* every domain, by the time of its next sample */
+	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
+	bool pgalloc_ok;
+	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */
+	uint64_t last_tick_us;
+	struct cgoom_rate alloc_rate; /* system-wide allocation, bytes/s */
+	uint64_t slack_pages;         /* cgoom_alloc_slack_pages(CPUs); UINT64_MAX: no budget */
+	uint64_t page_size;
+	struct domain **due; /* sched_due's buffer */
+	size_t cap_due;
+	uint64_t probes, samples, ticks; /* since the last metrics tick (debug) */
+	size_t n_alloc_due;              /* of sched_due's last list, due by the budget */
+	bool behind;                     /* budget checks left for the next tick */
+};
+
+/* What sched_plan_of looks at, after one sample of a domain. */
+struct sched_in {
+	uint64_t t0, next_us;  /* when it was taken; the detectors' pace */
+	bool approach, in_band; /* the detectors' */
+	bool active;            /* a standby, a trigger, a kill, no finite limit, the system */
+	bool budget_ok;         /* pgalloc is being read */
+	uint64_t headroom, rate; /* the detectors' */
+	uint64_t current, watch_line; /* memory.current; cgoom_watch_line() */
+	uint64_t pgalloc, slack_pages, page_size;
+	uint64_t backstop_us;
+};
+struct sched_plan {
+	uint64_t due_us;    /* sampled by this time */
+	bool budgeted;      /* ... or as soon as pgalloc reaches alloc_due */
+	uint64_t alloc_due;
+};
+/* Pure: when the domain is sampled next. Active, approaching, in its
+ * band, or without a budget: at the detectors' pace (t0 + next_us).
+ * Otherwise on the budget: once cgoom_alloc_room_pages() more pages were
+ * allocated, or at the time half its measured growth to the line needs,
+ * or after the backstop, whichever is first, and never sooner than
+ * next_us. */
+void sched_plan_of(const struct sched_in *in, struct sched_plan *ret);
+/* Pure: the delay to the next pgalloc reading for the smallest
+ * remaining room (bytes) and the measured allocation rate (bytes/s): the
+ * worst case (that room at CGOOM_FILL_RATE_RAM, 100 ms .. 1 s), or the
+ * time the measured rate uses the room up if sooner, never under
+ * SCHED_TICK_FLOOR_US; no budgeted domain: 1 s. */
+uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
+
+void sched_init(struct daemon *dm);
+void sched_free(struct daemon *dm);
+/* Reads pgalloc (/proc/vmstat), the tick. */
+void sched_tick(struct daemon *dm, uint64_t now);
+/* When the next tick is due (UINT64_MAX: none needed). */
+uint64_t sched_next_tick_us(const struct daemon *dm);
+/* When the next domain is due by time (UINT64_MAX: none). */
+uint64_t sched_next_due_us(const struct daemon *dm);
+/* Schedules d after its sample ev. */
+void sched_after(struct daemon *dm, const struct trigger_event *ev);
+/* Schedules d by time only. */
+void sched_time(struct daemon *dm, struct domain *d, uint64_t due_us);
+/* Takes d out of the schedule (torn down). */
+void sched_forget(struct daemon *dm, struct domain *d);
+/* The domains due now (by time, or by the budget at the last tick),
+ * taken out of the schedule: *ret (sched's buffer), how many. */
+size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret);
+/* Puts a domain sched_due took for the budget back, untouched (its
+ * turn comes at the next tick). */
+void sched_requeue(struct daemon *dm, struct domain *d);
+/* A domain due by the budget alone: memory.current re-read; if it did
+ * not grow since its last sample (by more than the slack) and still has
+ * room, it goes back on the budget from there (true: no sample
+ * needed). */
+bool sched_probe(struct daemon *dm, struct domain *d);
 
 /* A kill in flight in one domain (act.c): never a second victim while
  * it lasts. */
@@ -156,6 +328,8 @@ struct domain {
 	 * and closed after it (polled) */
 	bool files_open; /* the fds above are open now */
 	bool kept;       /* ... and stay open between samples */
+	bool active_open; /* the active set (memory.stat, .swap.*, PSI) is open */
+	uint64_t active_until_us; /* ... kept open until then at least */
 	size_t n_fds;    /* how many of them are open */
 	dev_t dev;       /* the directory's identity: a polled domain's */
 	ino_t ino;       /* reopened path must still be the same cgroup */
@@ -190,14 +364,25 @@ struct domain {
 	uint64_t watch_until_us;  /* watched until then */
 	bool pressure_woke;       /* the kernel's PSI "some" trigger woke the loop */
 
-	/* sampling (run.c) */
+	struct cgnode *node; /* discover.c's node of its directory, or NULL */
+
+	/* sampling (run.c, sched.c) */
 	uint64_t next_due_us;
+	size_t heap_pos[2]; /* in sched.time, sched.alloc */
+	bool budgeted;      /* on the allocation budget */
+	uint64_t alloc_due; /* ... due when pgalloc reaches this */
+	uint64_t watch_line; /* cgoom_watch_line() at the last sample */
+	bool due_by_alloc;  /* sched_due took it for the budget alone */
+	unsigned quiet_probes; /* budget probes in a row that found it not grown */
 	bool approach;         /* the last sample asked for a standby decision */
 	int read_err;          /* the failed read last reported, or 0 */
 	const char *read_file;
 
-	/* the decision kept ready (standby.c) */
+	/* the decision kept ready (standby.c; its queue: run.c) */
 	struct standby *standby; /* or NULL */
+	bool prep_wanted;          /* waiting for the preparation thread */
+	uint64_t prep_deadline_us; /* ... its line expected then (the queue's order) */
+	uint64_t prep_level;
 	unsigned prep_fails;     /* preparations failed in a row */
 	uint64_t prep_retry_us;  /* none before this after a failure */
 
@@ -244,7 +429,7 @@ struct daemon {
 	struct watch w_sig, w_timer, w_deadline;
 	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
-	uint64_t next_rescan_us, next_metrics_us;
+	uint64_t next_metrics_us;
 	bool quit;
 	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */
 
@@ -252,18 +437,24 @@ struct daemon {
 	struct domain **domains;
 	size_t n_domains, cap_domains;
 	bool psi_fallback_logged;
-	size_t walk_fails, walk_fails_last; /* what the last walks could not read */
-	char walk_first[320], walk_first_last[320];
 	struct cgoom_strbuf polled_news; /* domains polled since the last report (JSON list) */
 	size_t n_polled_news;
 
+	/* discovery (discover.c) */
+	struct discover disc;
+
 	/* the fd budget (fds.c) */
 	struct fd_budget fds;
+
+	/* sampling (sched.c) */
+	struct sched sched;
 
 	/* decisions (standby.c) and kills (act.c) */
 	uint64_t kills_started;   /* a standby decided before a later kill is stale */
 	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
 	struct prep_job *prep;    /* a standby being prepared on its thread, or NULL */
+	struct domain **prep_want; /* domains waiting for it (run.c want_prep) */
+	size_t n_prep_want, cap_prep_want;
 	int prep_efd;             /* eventfd: the preparation thread is done */
 	struct watch w_prep;
 
@@ -292,9 +483,9 @@ struct trigger_event {
 /* ---- domains.c ---- */
 
 int domains_init(struct daemon *dm);
-/* Walks the tree: new domains added, vanished ones marked (vanished)
- * for the loop to tear down. */
-int domains_rescan(struct daemon *dm);
+/* A new domain for the memcg directory dirfd (taken) at path, its files
+ * open and a first sample taken; NULL when it is none (logged). */
+struct domain *domain_add(struct daemon *dm, int dirfd, const char *path);
 void domains_apply_config(struct daemon *dm);
 void domains_rearm_psi(struct daemon *dm);
 void domains_reap(struct daemon *dm);
@@ -312,6 +503,10 @@ void domains_note_polled(struct daemon *dm, const struct domain *d);
 int domain_files_open(struct daemon *dm, struct domain *d, bool keep);
 /* Closes d's files (the domain stays; it is polled from now on). */
 void domain_files_close(struct daemon *dm, struct domain *d);
+/* A kept domain near its line (active) gets its active set (memory.stat,
+ * memory.swap.*, PSI triggers); ACTIVE_LINGER_US after it was last
+ * active it gives it up. */
+void domain_set_active(struct daemon *dm, struct domain *d, bool active, uint64_t now);
 /* Margin and guard band from the config; writes memory.high (the actor). */
 void guard_apply(struct daemon *dm, struct domain *d);
 struct domain *domains_find(struct daemon *dm, const char *path);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains: the system ("/") and every memcg with a finite memory.max.
- * Each keeps its files open (memory.events, .current, .max, .high,
- * .stat, .swap.*, PSI triggers on memory.pressure) for detect.c to
- * re-read into the daemon's preallocated buffer. Discovery (a walk of
- * the tree) allocates; it runs from the timer, not on the kill path.
- * Guard bands (memory.high writes) are applied here, called by the loop
- * only: sampling never writes.
+ * Domains: the system ("/") and every memcg with a finite memory.max
+ * (found by discover.c). Each keeps its files open for detect.c to
+ * re-read into the daemon's preallocated buffer: memory.events,
+ * .current, .max, .high always, and near its line .stat, .swap.* and
+ * its PSI triggers on memory.pressure (the active set); the fd budget
+ * (fds.c) decides which keep them at all (the others are polled: their
+ * files opened for each sample). Guard bands (memory.high writes) are
+ * applied here, called by the loop only: sampling never writes. Nothing
+ * here calls up into the loop, the actor or the standby.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,12 +20,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgoom/budget.h"
 #include "cgoom/explain.h"
 #include "daemon-internal.h"
 #include "log.h"
 
 #define RDONLY (O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-#define MAX_DEPTH 64
 /* Guard band: usage must stay in the band this long before cgoom acts
  * (page-cache spikes that reclaim resolves at once do not count). */
 #define BAND_DWELL_US 100000ULL
@@ -33,14 +35,6 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-}
-
-struct domain *domains_find(struct daemon *dm, const char *path)
-{
-	for (size_t i = 0; i < dm->n_domains; i++)
-		if (!dm->domains[i]->dead && strcmp(dm->domains[i]->path, path) == 0)
-			return dm->domains[i];
-	return NULL;
 }
 
 /* ---- PSI ---- */
@@ -128,6 +122,7 @@ static struct domain *domain_new(const char *path)
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
 	d->stat_fd = d->swap_max_fd = d->swap_current_fd = d->psi_some_fd = -1;
 	d->sys.meminfo_fd = d->sys.vmstat_fd = -1;
+	d->heap_pos[0] = d->heap_pos[1] = HEAP_NONE;
 	d->kill.tg.xattr_fd = -1; /* act.c's kill state: no xattr fd yet */
 	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
 	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };
@@ -337,6 +332,15 @@ static size_t files_count(const struct domain *d)
 	return n;
 }
 
+/* d->n_fds counted again; the budget's kept count follows a kept domain. */
+static void recount(struct daemon *dm, struct domain *d)
+{
+	size_t n = files_count(d);
+	if (d->kept)
+		dm->fds.kept = dm->fds.kept - d->n_fds + n;
+	d->n_fds = n;
+}
+
 void domain_files_close(struct daemon *dm, struct domain *d)
 {
 	if (!d->files_open)
@@ -344,13 +348,15 @@ void domain_files_close(struct daemon *dm, struct domain *d)
 	if (d->kept)
 		dm->fds.kept -= d->n_fds;
 	files_close_all(d);
-	d->files_open = d->kept = false;
+	d->files_open = d->kept = d->active_open = false;
 	d->n_fds = 0;
 }
 
 /* Opens d's files below d->dirfd (open): the three it cannot do
- * without, then the optional ones; memory.pressure read-only (polled).
- * < 0, everything closed again, when one of the three is missing. */
+ * without, then the optional ones and the active set (memory.stat,
+ * memory.swap.*, memory.pressure read-only): all of them, for one
+ * sample. < 0, everything closed again, when one of the three is
+ * missing. */
 static int files_open_at(struct domain *d)
 {
 	int dirfd = d->dirfd;
@@ -369,13 +375,45 @@ static int files_open_at(struct domain *d)
 	d->swap_current_fd = openat(dirfd, "memory.swap.current", RDONLY);
 	d->psi_fd = openat(dirfd, "memory.pressure", RDONLY);
 	d->psi_trigger = false;
-	d->files_open = true;
+	d->files_open = d->active_open = true;
 	d->n_fds = files_count(d);
 	return 0;
 }
 
-/* d's open files stay open: memory.events watched, PSI triggers armed. */
-static void files_keep(struct daemon *dm, struct domain *d)
+/* The active set: what only a domain near its line reads (memory.stat
+ * and memory.swap.* inside the margin) or arms (PSI triggers: each one
+ * costs the kernel a poller for the cgroup). */
+static void active_close(struct daemon *dm, struct domain *d)
+{
+	close_fd(&d->stat_fd);
+	close_fd(&d->swap_max_fd);
+	close_fd(&d->swap_current_fd);
+	close_fd(&d->psi_fd); /* closing drops a trigger from the epoll set */
+	close_fd(&d->psi_some_fd);
+	d->psi_trigger = false;
+	d->psi_last.valid = false;
+	d->active_open = false;
+	recount(dm, d);
+}
+
+static void active_open(struct daemon *dm, struct domain *d)
+{
+	if (d->stat_fd < 0)
+		d->stat_fd = openat(d->dirfd, "memory.stat", RDONLY);
+	if (d->swap_max_fd < 0)
+		d->swap_max_fd = openat(d->dirfd, "memory.swap.max", RDONLY);
+	if (d->swap_current_fd < 0)
+		d->swap_current_fd = openat(d->dirfd, "memory.swap.current", RDONLY);
+	close_fd(&d->psi_fd); /* a read-only one: triggers need O_RDWR */
+	close_fd(&d->psi_some_fd);
+	psi_open(dm, d, d->dirfd, "memory.pressure");
+	d->active_open = true;
+	recount(dm, d);
+}
+
+/* d's open files stay open: memory.events watched; the active set
+ * (PSI triggers armed) only when `active`. */
+static void files_keep(struct daemon *dm, struct domain *d, bool active)
 {
 	if (dm->live) {
 		struct epoll_event ev = { .events = EPOLLPRI, .data.ptr = &d->w_events };
@@ -383,11 +421,30 @@ static void files_keep(struct daemon *dm, struct domain *d)
 			log_warning("%s: cannot watch memory.events (%s); polling it", d->path,
 				    strerror(errno));
 	}
-	close_fd(&d->psi_fd); /* the read-only one: triggers need O_RDWR */
-	psi_open(dm, d, d->dirfd, "memory.pressure");
 	d->kept = true;
 	d->n_fds = files_count(d);
 	dm->fds.kept += d->n_fds;
+	if (active)
+		active_open(dm, d);
+	else
+		active_close(dm, d);
+}
+
+void domain_set_active(struct daemon *dm, struct domain *d, bool active, uint64_t now)
+{
+	if (d->dead || !d->kept)
+		return;
+	if (active)
+		d->active_until_us = now + ACTIVE_LINGER_US;
+	if (active && !d->active_open) {
+		if (!fds_make_room(dm, FDS_ACTIVE))
+			log_warning("%s: near its line, but the fd budget has no room for its "
+				    "memory.stat and PSI files: limit backstop only", d->path);
+		else
+			active_open(dm, d);
+	} else if (!active && d->active_open && now >= d->active_until_us) {
+		active_close(dm, d);
+	}
 }
 
 int domain_files_open(struct daemon *dm, struct domain *d, bool keep)
@@ -396,7 +453,7 @@ int domain_files_open(struct daemon *dm, struct domain *d, bool keep)
 		return -ENOENT;
 	if (d->files_open) {
 		if (keep && !d->kept)
-			files_keep(dm, d);
+			files_keep(dm, d, true);
 		return 0;
 	}
 	int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, d->path, CGFS_DIR_FLAGS);
@@ -412,7 +469,7 @@ int domain_files_open(struct daemon *dm, struct domain *d, bool keep)
 	if (r < 0)
 		return r;
 	if (keep)
-		files_keep(dm, d);
+		files_keep(dm, d, false);
 	return 0;
 }
 
@@ -440,12 +497,13 @@ void domains_note_polled(struct daemon *dm, const struct domain *d)
 	dm->n_polled_news++;
 }
 
-static int domain_add(struct daemon *dm, int dirfd, const char *path)
+struct domain *domain_add(struct daemon *dm, int dirfd, const char *path)
 {
 	struct domain *d = domain_new(path);
 	if (!d) {
 		close(dirfd);
-		return -ENOMEM;
+		log_warning("domain %s: out of memory; retried at the next walk", path);
+		return NULL;
 	}
 	d->dirfd = dirfd;
 	d->sample.high = UINT64_MAX;
@@ -472,17 +530,24 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 	if (dm->once)
 		memset(&d->trig, 0, sizeof(d->trig)); /* judge the counters as they stand */
 	d->kernel_last = d->sample.ev;
-	/* its files stay open if the budget leaves the reserve free */
+	guard_apply(dm, d); /* the margin, and memory.high */
+	bool has_stat = d->stat_fd >= 0;
+	/* its files stay open if the budget leaves the reserve free; the
+	 * active set too if it is near its line already (or in a one-shot
+	 * run, which looks once) */
 	bool keep = fd_budget_fits(&dm->fds, FDS_PER_DOMAIN);
-	if (keep)
-		files_keep(dm, d);
-	guard_apply(dm, d);
+	bool near = dm->once || d->sample.current >= cgoom_watch_line(&d->sample, &d->params);
+	if (keep) {
+		files_keep(dm, d, near && fd_budget_fits(&dm->fds, FDS_PER_DOMAIN + FDS_ACTIVE));
+		d->active_until_us = cgfs_now_us() + ACTIVE_LINGER_US;
+	}
 	r = domains_push(dm, d);
 	if (r < 0) {
+		log_warning("domain %s: out of memory; retried at the next walk", path);
 		domain_close(dm, d);
 		free(d->path);
 		free(d);
-		return r;
+		return NULL;
 	}
 	char h[32], m[32];
 	log_info("domain %s: memory.max %s, margin %s%s%s%s", path,
@@ -490,171 +555,20 @@ static int domain_add(struct daemon *dm, int dirfd, const char *path)
 		 cgoom_human_size(d->params.margin, m, sizeof(m)),
 		 d->params.guarded ? ", guard band" : "",
 		 !keep		    ? ", polled (fd budget): files opened for each sample"
+		 : !d->active_open ? ""
 		 : d->psi_trigger ? ", PSI trigger"
 				  : ", PSI polled",
-		 d->stat_fd >= 0 ? "" : ", no memory.stat (limit backstop only)");
+		 has_stat ? "" : ", no memory.stat (limit backstop only)");
 	if (!keep) {
 		domain_files_close(dm, d);
 		domains_note_polled(dm, d);
 	}
-	return 0;
+	return d;
 out_free:
 	files_close_all(d);
 	free(d->path);
 	free(d);
-	return r < 0 ? r : -ENOENT;
-}
-
-/* 1 or 0: whether the directory's cgroup.controllers lists memory;
- * -errno when it cannot be read. */
-static int lists_memory(struct daemon *dm, int dirfd)
-{
-	int fd = openat(dirfd, "cgroup.controllers", RDONLY);
-	if (fd < 0)
-		return -errno;
-	size_t len;
-	bool has = false;
-	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
-	close(fd);
-	if (r < 0)
-		return r;
-	return cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
-}
-
-/* 1 or 0: whether memory.max is finite; -errno when it cannot be read. */
-static int finite_max(struct daemon *dm, int dirfd)
-{
-	int fd = openat(dirfd, "memory.max", RDONLY);
-	if (fd < 0)
-		return -errno;
-	uint64_t v = UINT64_MAX;
-	int r = daemon_reread_limit(dm, fd, &v);
-	close(fd);
-	if (r < 0)
-		return r == -EBADMSG || r == -EINVAL || r == -ERANGE ? 0 : r;
-	return v != UINT64_MAX;
-}
-
-/* Whether errno e (negative) says a cgroup vanished during the walk
- * (nothing to report) rather than that it could not be read. */
-static bool vanished(int e)
-{
-	return e == -ENOENT || e == -ENODEV || e == -ENOTDIR || e == -ELOOP;
-}
-
-/* A cgroup the walk could not read: its domains are kept as they are
- * (not closed as gone), and the walk says so (walk_report). */
-static void walk_failed(struct daemon *dm, const char *path, const char *what, int e)
-{
-	if (dm->walk_fails++ == 0)
-		snprintf(dm->walk_first, sizeof(dm->walk_first), "%s%s%s: %s", path,
-			 what ? "/" : "", what ? what : "", strerror(-e));
-}
-
-static void walk(struct daemon *dm, int fd, const char *path, int depth);
-
-struct walk_ctx {
-	struct daemon *dm;
-	int fd;
-	const char *path;
-	int depth;
-};
-
-/* One entry of a walked directory: a memcg child is marked seen or added
- * as a domain (finite memory.max), and walked. Never stops the walk. */
-static int walk_child(void *ctx, const char *name, unsigned char type)
-{
-	struct walk_ctx *w = ctx;
-	struct daemon *dm = w->dm;
-	if (type != DT_DIR && type != DT_UNKNOWN)
-		return 0;
-	size_t plen = strlen(w->path), nlen = strlen(name);
-	char *child = malloc(plen + nlen + 2);
-	if (!child) {
-		walk_failed(dm, w->path, name, -ENOMEM);
-		return 0;
-	}
-	snprintf(child, plen + nlen + 2, "%s/%s", strcmp(w->path, "/") ? w->path : "", name);
-	int cfd = openat(w->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cfd < 0) {
-		if (!vanished(-errno))
-			walk_failed(dm, child, NULL, -errno);
-		free(child);
-		return 0;
-	}
-	/* a cgroup without the memory controller has no memcg children */
-	int mem = lists_memory(dm, cfd);
-	if (mem < 0 && !vanished(mem))
-		walk_failed(dm, child, "cgroup.controllers", mem);
-	if (mem <= 0) {
-		close(cfd);
-		free(child);
-		return 0;
-	}
-	struct domain *d = domains_find(dm, child);
-	int finite = finite_max(dm, cfd);
-	if (finite < 0 && !vanished(finite))
-		walk_failed(dm, child, "memory.max", finite);
-	if (d && finite != 0)
-		d->seen = true; /* unreadable for now: kept, not dropped */
-	walk(dm, cfd, child, w->depth + 1);
-	if (!d && finite > 0) {
-		int k = dup(cfd);
-		if (k < 0)
-			walk_failed(dm, child, NULL, -errno);
-		else if (domain_add(dm, k, child) == 0)
-			dm->domains[dm->n_domains - 1]->seen = true;
-	}
-	close(cfd);
-	free(child);
-	return 0;
-}
-
-/* Visits the memcg children of the directory `fd` (path `path`). */
-static void walk(struct daemon *dm, int fd, const char *path, int depth)
-{
-	struct walk_ctx w = { .dm = dm, .fd = fd, .path = path, .depth = depth };
-	if (depth >= MAX_DEPTH)
-		return;
-	int r = cgfs_for_each_entry(fd, walk_child, &w);
-	if (r < 0 && !vanished(r))
-		walk_failed(dm, path, NULL, r);
-}
-
-/* Says when the walk could not read everything, once per change. */
-static void walk_report(struct daemon *dm)
-{
-	bool same = dm->walk_fails == dm->walk_fails_last &&
-		    strcmp(dm->walk_first, dm->walk_first_last) == 0;
-	if (dm->walk_fails && !same)
-		log_warning("discovery: %s%s; cgroups below a failed one are not watched yet, "
-			    "domains already watched there are kept; walking again in 3 s",
-			    dm->walk_first,
-			    dm->walk_fails > 1 ? " (and more cgroups unreadable)" : "");
-	else if (!dm->walk_fails && dm->walk_fails_last)
-		log_notice("discovery: every cgroup readable again");
-	dm->walk_fails_last = dm->walk_fails;
-	memcpy(dm->walk_first_last, dm->walk_first, sizeof(dm->walk_first));
-}
-
-int domains_rescan(struct daemon *dm)
-{
-	for (size_t i = 1; i < dm->n_domains; i++)
-		dm->domains[i]->seen = false;
-	dm->walk_fails = 0;
-	dm->walk_first[0] = '\0';
-	walk(dm, dm->roots.cgroup_fd, "/", 0);
-	walk_report(dm);
-	for (size_t i = 1; i < dm->n_domains; i++) {
-		struct domain *d = dm->domains[i];
-		/* after an incomplete walk, unseen does not mean gone: a
-		 * sample finds a removed cgroup (ev->gone) anyway */
-		if (!d->seen && !d->dead && !dm->walk_fails) {
-			log_info("domain %s: gone (removed, or memory.max is max now)", d->path);
-			d->vanished = true; /* torn down by the loop */
-		}
-	}
-	return 0;
+	return NULL;
 }
 
 /* d's files are closed (domain_close, by the loop's teardown). */

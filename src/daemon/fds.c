@@ -170,7 +170,7 @@ void fds_promote(struct daemon *dm)
 		if (d->dead || d->kept)
 			continue;
 		if (!fd_budget_fits(&dm->fds, FDS_PER_DOMAIN))
-			break;
+			break; /* (its active set comes when it nears its line: settle) */
 		if (domain_files_open(dm, d, true) == 0) {
 			log_info("domain %s: files kept open again (fd budget)", d->path);
 			n++;

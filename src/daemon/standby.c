@@ -41,6 +41,9 @@
 #include "standby-internal.h"
 
 #define STANDBY_MAX_AGE_US 5000000ULL
+/* The preparation thread's stack (ASan builds need about 3 times what
+ * the reader uses). */
+#define PREP_STACK (512 * 1024)
 /* How often the way to the line re-reads the victim entity's processes. */
 #define MEMBERS_WAY_US 10000ULL
 
@@ -339,7 +342,10 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 {
 	const int *inflight = sb->snap.inflight;
 	size_t n_inflight = sb->snap.n_inflight;
-	int r = cgoom_snapshot_read_lazy(roots, &sb->snap, &sb->rd);
+	/* a cgroup domain's decision needs only its ancestors and its
+	 * subtree (reader.h): with a thousand sibling domains, a handful of
+	 * cgroups read instead of a thousand */
+	int r = cgoom_snapshot_read_lazy_for(roots, path, &sb->snap, &sb->rd);
 	if (r < 0) {
 		const char *where = cgoom_reader_error_where();
 		log_error("%s: reading the snapshot: %s", path, where[0] ? where : strerror(-r));
@@ -471,7 +477,8 @@ static void standby_install(struct daemon *dm, struct domain *d, struct standby 
 		log_info("%s: standby: the ranking changed; new victim PID %d", d->path,
 			 sb->dec.has_victim ? sb->dec.victim_pid : 0);
 	else if (!d->standby && sb->dec.has_victim)
-		log_debug("%s: standby: victim PID %d ready", d->path, sb->dec.victim_pid);
+		log_debug("%s: standby: victim PID %d ready (prepared in %llu us)", d->path,
+			  sb->dec.victim_pid, (unsigned long long)cost);
 	standby_drop(d);
 	d->standby = sb;
 	d->prep_fails = 0;
@@ -560,7 +567,15 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	use_inflight(sb, inflight);
 	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
 				.efd = dm->prep_efd, .start_us = now, .level = level };
-	r = -pthread_create(&j->th, NULL, prep_main, j);
+	/* a small stack: the daemon is mlockall'ed (MCL_FUTURE), so a
+	 * default 8 MiB thread stack would be resident whole, 8 MiB of RSS
+	 * for a thread that needs a few dozen KiB (the reader recurses one
+	 * frame per level, 64 at most) */
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, PREP_STACK);
+	r = -pthread_create(&j->th, &at, prep_main, j);
+	pthread_attr_destroy(&at);
 	if (r < 0)
 		goto out_free;
 	dm->prep = j;

@@ -467,7 +467,7 @@ void rd_read_memcg(struct reader *rd, struct stage *st, bool is_root)
 		} else if (st->saw_enoent)
 			st->controllers_missing = true;
 	}
-	if (st->c.is_memcg)
+	if (st->c.is_memcg && !st->skip_body)
 		read_memory_files(rd, st, is_root);
 }
 

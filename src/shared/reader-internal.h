@@ -38,6 +38,8 @@ struct reader {
 	int cwd_at;        /* the directory fd the cwd is moved to now; -1 */
 	unsigned serial;    /* of the last stage begun */
 	unsigned cwd_serial; /* of the stage whose directory the cwd is (cwd_at) */
+	const char *only;  /* NULL, or "/a/b": read only its ancestors and its subtree */
+	char *only_own;    /* only, widened to an ancestor (owned) */
 };
 
 struct cgoom_reader {
@@ -56,6 +58,8 @@ struct stage {
 	bool controllers_missing, stat_missing;
 	bool subtree_memory; /* lazy: cgroup.subtree_control lists memory */
 	bool swap_read;      /* memory.swap.current was there and parsed */
+	bool skip_body;      /* an ancestor of the domain read for (reader.only): no
+			      * memory files, no processes */
 	char **children;
 	size_t n_children;
 };

@@ -134,6 +134,25 @@ char *rd_child_path(const char *parent, const char *name)
 static int visit(struct reader *rd, int fd, int parent_fd, int parent, const char *name,
 		 const char *path, int depth);
 
+/* Whether cgroup path leads to cgroup only (an ancestor or only itself)
+ * or lies below it: what a read for domain `only` needs. */
+static bool on_the_way(const char *path, const char *only)
+{
+	size_t p = strlen(path), o = strlen(only);
+	if (p <= o)
+		return memcmp(path, only, p) == 0 && (only[p] == '/' || only[p] == '\0');
+	return memcmp(path, only, o) == 0 && path[o] == '/';
+}
+
+/* Whether cgroup `path` is a strict ancestor of cgroup `of`. */
+static bool strictly_above(const char *path, const char *of)
+{
+	size_t p = strlen(path);
+	if (strcmp(path, "/") == 0)
+		return strcmp(of, "/") != 0;
+	return strncmp(path, of, p) == 0 && of[p] == '/';
+}
+
 static void visit_children(struct reader *rd, struct stage *st, int idx, int depth)
 {
 	for (size_t i = 0; i < st->n_children && !rd->err; i++) {
@@ -157,6 +176,10 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 		if (!cpath) {
 			rd_fail(rd, st->path, NULL, ENOMEM);
 			return;
+		}
+		if (rd->only && !on_the_way(cpath, rd->only)) {
+			free(cpath);
+			continue;
 		}
 		hook(CGOOM_READER_BEFORE_OPEN, cpath);
 		if (rd->lazy && st->subtree_memory && rd_defer_child(rd, st, idx, name, cpath) != 0) {
@@ -196,9 +219,27 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	st.serial = ++rd->serial;
 	if (!is_root)
 		hook(CGOOM_READER_AFTER_OPEN, path);
+	/* reading for one domain: of its ancestors only what they pass down
+	 * (memcg-ness, settings, owner), not their memory files or their
+	 * processes (none is in the domain; at the root, every kernel
+	 * thread) */
+	st.skip_body = rd->only && strictly_above(path, rd->only);
 	rd_read_memcg(rd, &st, is_root);
 	rd_read_settings(rd, &st);
-	rd_read_pid_list(rd, &st);
+	/* reading for one domain: a delegatee's oom_policy on an ancestor is
+	 * judged against its whole subtree (settings.c hidden_by_tree: a
+	 * tree may not hide a more trusted setting anywhere below it), so
+	 * from such an ancestor on, everything below it is read */
+	if (rd->only && st.c.raw.has_user_policy && strictly_above(path, rd->only)) {
+		char *w = strdup(path);
+		free(rd->only_own);
+		rd->only_own = w;
+		rd->only = is_root ? NULL : w; /* no copy: read everything */
+	}
+	if (st.skip_body)
+		rd->n_pids = 0;
+	else
+		rd_read_pid_list(rd, &st);
 	list_children(rd, &st);
 	/* lazy: childless children of a memcg that gives them memory can be
 	 * deferred (the kernel's rule: a child's controllers are its parent's
@@ -311,6 +352,12 @@ int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
 int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
 			     struct cgoom_reader **ret_rd)
 {
+	return cgoom_snapshot_read_lazy_for(r, NULL, ret, ret_rd);
+}
+
+int cgoom_snapshot_read_lazy_for(const struct cgoom_roots *r, const char *domain,
+				 struct cgoom_snapshot *ret, struct cgoom_reader **ret_rd)
+{
 	struct cgoom_reader *h = calloc(1, sizeof(*h));
 	int e;
 
@@ -322,7 +369,12 @@ int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot 
 	 * directory, made the cwd; without a cwd to return to, read all */
 	h->rd.cwd_fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	h->rd.lazy = h->rd.cwd_fd >= 0;
+	/* "/" (the system domain) needs everything */
+	h->rd.only = domain && strcmp(domain, "/") != 0 ? domain : NULL;
 	e = read_into(&h->rd, ret);
+	h->rd.only = NULL; /* the walk is over: fills never look at it */
+	free(h->rd.only_own);
+	h->rd.only_own = NULL;
 	if (e < 0) {
 		cgoom_reader_free(h);
 		return e;

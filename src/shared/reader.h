@@ -68,6 +68,19 @@ struct cgoom_decision;
 struct cgoom_settings;
 int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
 			     struct cgoom_reader **ret_rd);
+/*
+ * The same, for deciding in one cgroup domain (a path other than "/";
+ * NULL or "/": the whole tree): only the domain's ancestors and its
+ * subtree are read, not the rest of the tree, so a decision in one of
+ * a thousand sibling domains reads a handful of cgroups, not a
+ * thousand. Selection in a cgroup domain looks at nothing else: its
+ * candidates are in its subtree, settings are inherited from its
+ * ancestors (config patterns match by path), delegation roots inside it
+ * are found there, and an in-flight PID outside it is not in it (SPEC
+ * 3-5, 7). The domain path is kept by reference until the read returns.
+ */
+int cgoom_snapshot_read_lazy_for(const struct cgoom_roots *r, const char *domain,
+				 struct cgoom_snapshot *ret, struct cgoom_reader **ret_rd);
 /* Reads the bodies of deferred cgroups idx[0..n) (others are skipped),
  * then re-finalizes s. A cgroup that vanished since stays, empty. */
 int cgoom_snapshot_expand(struct cgoom_reader *rd, struct cgoom_snapshot *s, const int *idx,

@@ -330,5 +330,87 @@ kill $watchdog 2>/dev/null
 check "after the /dev/null reload: policy none (the 200M process), not the config's cgroup" \
 	"$(grep -q 'decision (policy none)' "$d/out" && grep -q '/work: dry run: would kill \[4100073\]' "$d/out"; echo $?)" "$d/out"
 
+# 12. the allocation budget (issue 21): with /proc/vmstat's pgalloc a
+# quiet domain far from its line is looked at again only once enough
+# pages were allocated system-wide to have moved it (or after the 60 s
+# backstop). /work (100 of 400 MiB) then comes within its margin (as in
+# cg-late) while pgalloc stands still, which no kernel can do: it is not
+# looked at; pgalloc then advances by 200,000 pages: it is, at once.
+build cg-budget '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "100M"}, "/work/x": {}, "/work/y": {}},
+  "procs": [
+    {"pid": 4100081, "cgroup": "/work/x", "rss": 50},
+    {"pid": 4100082, "cgroup": "/work/y", "rss": 40}
+  ],
+  "config": ["[cgroup \"/work\"]", "oom_policy = cgroup"]
+}' || exit 1
+d="$T/cg-budget"
+printf 'nr_free_pages 500000\npgalloc_dma32 1000\npgalloc_normal 50000\noom_kill 0\n' > "$d/tree/proc/vmstat"
+timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+bud=$!
+sleep 1.5
+for f in memory.current memory.stat; do
+	cat "$T/cg-anon/tree/cg/work/$f" > "$d/tree/cg/work/$f"
+done
+sleep 2
+grep -q '/work: trigger' "$d/out"; seen_early=$?
+printf 'nr_free_pages 300000\npgalloc_dma32 1000\npgalloc_normal 250000\noom_kill 0\n' > "$d/tree/proc/vmstat"
+i=0
+until grep -q '/work: dry run: would kill' "$d/out" || [ $i -ge 30 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $bud 2>/dev/null
+wait $bud 2>/dev/null
+check "allocation budget: on it at start (pgalloc and a CPU count)" \
+	"$(grep -q 'quiet domains on the allocation budget' "$d/out"; echo $?)" "$d/out"
+check "allocation budget: no pages allocated, not looked at (2 s)" "$([ $seen_early = 1 ]; echo $?)" "$d/out"
+check "allocation budget: 200,000 pages allocated, looked at within 3 s (would kill)" \
+	"$(grep -q '/work: trigger unreclaimable' "$d/out" && grep -q '/work: dry run: would kill \[4100081\]' "$d/out"; echo $?)" "$d/out"
+
+# 13. discovery from events (issue 21): the full walk runs every 120 s
+# now, so only inotify can find these within a second: a cgroup that
+# arrives with a finite memory.max, one that gets it later (a write to
+# memory.max), one removed, and a domain whose memory.max goes back to
+# max. (On cgroupfs a cgroup appears by mkdir with its files in place;
+# here it is made aside and moved in.)
+build disco '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/a": {"max": "400M", "current": "100M"}, "/b": {"max": "400M", "current": "100M"},
+              "/tmpl": {"current": "10M"}},
+  "procs": []
+}' || exit 1
+d="$T/disco"
+timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+dpid=$!
+# wait_log PATTERN SECONDS: whether PATTERN appears in the log in time
+wait_log() {
+	local i=0
+	until grep -q "$1" "$d/out"; do
+		i=$((i + 1)); [ $i -gt $(($2 * 20)) ] && return 1; sleep 0.05
+	done
+}
+wait_log 'watching [0-9]* domains' 5
+cp -r "$d/tree/cg/tmpl" "$d/new1" && echo 314572800 > "$d/new1/memory.max" && mv "$d/new1" "$d/tree/cg/new1"
+wait_log 'domain /new1: memory.max 300.0 MiB' 1; r1=$?
+cp -r "$d/tree/cg/tmpl" "$d/new2" && mv "$d/new2" "$d/tree/cg/new2"
+sleep 0.3
+grep -q 'domain /new2: memory' "$d/out"; r2=$?
+echo 209715200 > "$d/tree/cg/new2/memory.max"
+wait_log 'domain /new2: memory.max 200.0 MiB' 1; r3=$?
+rm -rf "$d/tree/cg/new1"
+wait_log 'domain /new1: gone' 1; r4=$?
+echo max > "$d/tree/cg/b/memory.max"
+wait_log 'domain /b: gone (memory.max is max now)' 1; r5=$?
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+check "discovery: a cgroup that arrives with a finite memory.max is watched within 1 s" "$r1" "$d/out"
+check "discovery: one without a limit is not a domain" "$([ $r2 = 1 ]; echo $?)" "$d/out"
+check "discovery: a write to memory.max makes it one within 1 s" "$r3" "$d/out"
+check "discovery: a removed cgroup's domain goes within 1 s" "$r4" "$d/out"
+check "discovery: memory.max back to max ends the domain within 1 s" "$r5" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Discovery (doc/scale.md "Discovery"): which cgroups are domains (a
+ * memcg with a finite memory.max), found from the kernel's events
+ * instead of a walk every 3 s.
+ *
+ * Every memcg directory is a node with an inotify watch (placed through
+ * /proc/self/fd/N: the preparation thread moves the cwd, so no relative
+ * path is safe). The watch reports
+ *   - a child directory made or removed (IN_CREATE, IN_DELETE; moves as
+ *     both, then a full walk since paths below changed);
+ *   - a write to memory.max (the VFS reports writes to cgroup files as
+ *     IN_MODIFY): the cgroup becomes a domain, stops being one, or its
+ *     domain is sampled at once (its line moved); memory.high likewise;
+ *   - cgroup.subtree_control changed: its children's memcg-ness may
+ *     have, so they are walked;
+ *   - memory.events changed (kernfs notifies it): a domain without kept
+ *     files (fds.c) is sampled, the wake-up its events fd would give.
+ * A directory is watched before its memory.max is read and before its
+ * children are listed, so nothing made in between is missed. A full
+ * walk still runs every DISCOVER_SLOW_US as a consistency check, and
+ * every DISCOVER_FAST_US (the old 3 s) while inotify is unavailable,
+ * a watch could not be placed (fs.inotify.max_user_watches), or its
+ * queue overflowed: never a silent gap, and it says so.
+ *
+ * It only marks: new domains (disc.news), domains to sample now
+ * (disc.pokes), vanished ones (d->vanished); the loop (run.c) samples
+ * and tears down.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "log.h"
+
+#define RDONLY (O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+#define DIRFLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+#define MAX_DEPTH 64
+/* no IN_DONT_FOLLOW: the path is /proc/self/fd/N, a link to the
+ * directory opened with O_NOFOLLOW */
+#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+
+struct cgnode {
+	char *path; /* "/a/b" */
+	int wd;     /* its inotify watch, or -1 */
+	bool seen;  /* walk mark */
+	struct domain *d; /* its domain, or NULL */
+};
+
+/* ---- lists for the loop ---- */
+
+static void push(struct domain ***a, size_t *n, size_t *cap, struct domain *d)
+{
+	if (cgfs_grow(a, cap, *n + 1, sizeof(**a)) == 0)
+		(*a)[(*n)++] = d;
+}
+
+static void poke(struct daemon *dm, struct domain *d)
+{
+	if (d && !d->dead && !d->vanished)
+		push(&dm->disc.pokes, &dm->disc.n_pokes, &dm->disc.cap_pokes, d);
+}
+
+/* ---- nodes ---- */
+
+static void node_free(struct daemon *dm, struct cgnode *n)
+{
+	struct discover *ds = &dm->disc;
+	map_del_str(&ds->by_path, n->path);
+	if (n->wd >= 0) {
+		map_del_int(&ds->by_wd, n->wd);
+		inotify_rm_watch(ds->ifd, n->wd); /* EINVAL when the kernel dropped it: fine */
+	} else {
+		ds->n_unwatched--;
+	}
+	if (n->d) {
+		n->d->node = NULL;
+		if (!n->d->dead && !n->d->vanished) {
+			log_info("domain %s: gone (removed)", n->d->path);
+			n->d->vanished = true;
+		}
+	}
+	free(n->path);
+	free(n);
+}
+
+/* Watches directory fd (cgroup path) through /proc/self/fd. */
+static void node_watch(struct daemon *dm, struct cgnode *n, int fd)
+{
+	struct discover *ds = &dm->disc;
+	n->wd = -1;
+	if (ds->ifd >= 0) {
+		char p[64];
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n->wd = inotify_add_watch(ds->ifd, p, WATCH_MASK);
+		if (n->wd >= 0 && map_put_int(&ds->by_wd, n->wd, n) < 0) {
+			inotify_rm_watch(ds->ifd, n->wd);
+			n->wd = -1;
+		}
+		if (n->wd < 0 && !ds->watch_err) {
+			ds->watch_err = errno ? errno : ENOMEM;
+			log_warning("discovery: %s: cannot watch it (%s%s); cgroups are walked every "
+				    "%llu s instead of found at once",
+				    n->path, strerror(ds->watch_err),
+				    ds->watch_err == ENOSPC ? ": raise fs.inotify.max_user_watches" : "",
+				    (unsigned long long)(DISCOVER_FAST_US / 1000000));
+		}
+	}
+	if (n->wd < 0)
+		ds->n_unwatched++;
+}
+
+static struct cgnode *node_new(struct daemon *dm, const char *path, int fd)
+{
+	struct cgnode *n = calloc(1, sizeof(*n));
+	if (!n || !(n->path = strdup(path)) || map_put_str(&dm->disc.by_path, n->path, n) < 0) {
+		if (n)
+			free(n->path);
+		free(n);
+		return NULL;
+	}
+	node_watch(dm, n, fd);
+	return n;
+}
+
+struct domain *domains_find(struct daemon *dm, const char *path)
+{
+	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
+	return n && n->d && !n->d->dead ? n->d : NULL;
+}
+
+/* ---- reading a cgroup ---- */
+
+/* 1 or 0: whether the directory's cgroup.controllers lists memory;
+ * -errno when it cannot be read. */
+static int lists_memory(struct daemon *dm, int dirfd)
+{
+	int fd = openat(dirfd, "cgroup.controllers", RDONLY);
+	if (fd < 0)
+		return -errno;
+	size_t len;
+	bool has = false;
+	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	return cgoom_parse_has_controller(dm->buf, len, "memory", &has) == 0 && has;
+}
+
+/* 1 or 0: whether memory.max is finite; -errno when it cannot be read. */
+static int finite_max(struct daemon *dm, int dirfd)
+{
+	int fd = openat(dirfd, "memory.max", RDONLY);
+	if (fd < 0)
+		return -errno;
+	uint64_t v = UINT64_MAX;
+	int r = daemon_reread_limit(dm, fd, &v);
+	close(fd);
+	if (r < 0)
+		return r == -EBADMSG || r == -EINVAL || r == -ERANGE ? 0 : r;
+	return v != UINT64_MAX;
+}
+
+/* Whether errno e (negative) says a cgroup vanished during the walk
+ * (nothing to report) rather than that it could not be read. */
+static bool vanished_errno(int e)
+{
+	return e == -ENOENT || e == -ENODEV || e == -ENOTDIR || e == -ELOOP;
+}
+
+/* A cgroup the walk could not read: its domains are kept as they are
+ * (not closed as gone), and the walk says so (walk_report). */
+static void walk_failed(struct daemon *dm, const char *path, const char *what, int e)
+{
+	struct discover *ds = &dm->disc;
+	if (ds->walk_fails++ == 0)
+		snprintf(ds->walk_first, sizeof(ds->walk_first), "%s%s%s: %s", path,
+			 what ? "/" : "", what ? what : "", strerror(-e));
+}
+
+/* Its memory.max decides: a domain added, kept, or gone; with
+ * on_event, a domain kept is sampled at once (its line may have moved). */
+static void check_limit(struct daemon *dm, struct cgnode *n, int fd, bool on_event)
+{
+	int finite = finite_max(dm, fd);
+	if (finite < 0 && !vanished_errno(finite))
+		walk_failed(dm, n->path, "memory.max", finite);
+	if (n->d && finite == 0 && !n->d->dead && !n->d->vanished) {
+		log_info("domain %s: gone (memory.max is max now)", n->path);
+		n->d->vanished = true;
+		n->d->node = NULL;
+		n->d = NULL;
+	} else if (n->d && finite != 0) {
+		if (on_event)
+			poke(dm, n->d); /* (an unreadable limit: kept as it was) */
+	} else if (!n->d && finite > 0) {
+		int k = dup(fd);
+		struct domain *d = k >= 0 ? domain_add(dm, k, n->path) : NULL;
+		if (k < 0)
+			walk_failed(dm, n->path, NULL, -errno);
+		if (d) {
+			n->d = d;
+			d->node = n;
+			push(&dm->disc.news, &dm->disc.n_news, &dm->disc.cap_news, d);
+		}
+	}
+}
+
+static void walk_dir(struct daemon *dm, int fd, const char *path, int depth, bool on_event);
+
+struct walk_ctx {
+	struct daemon *dm;
+	int fd;
+	const char *path;
+	int depth;
+	bool on_event;
+};
+
+/* The child `name` of directory w->fd: a memcg gets a node (watched
+ * first), its limit decides whether it is a domain, its children are
+ * walked. Never stops the walk. */
+static void visit(struct daemon *dm, int pfd, const char *ppath, const char *name, int depth,
+		  bool on_event)
+{
+	size_t plen = strlen(ppath), nlen = strlen(name);
+	char *path = malloc(plen + nlen + 2);
+	if (!path) {
+		walk_failed(dm, ppath, name, -ENOMEM);
+		return;
+	}
+	snprintf(path, plen + nlen + 2, "%s/%s", strcmp(ppath, "/") ? ppath : "", name);
+	int fd = openat(pfd, name, DIRFLAGS);
+	if (fd < 0) {
+		if (!vanished_errno(-errno))
+			walk_failed(dm, path, NULL, -errno);
+		free(path);
+		return;
+	}
+	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
+	if (!n) {
+		/* a cgroup without the memory controller has no memcg children */
+		int mem = lists_memory(dm, fd);
+		if (mem < 0 && !vanished_errno(mem))
+			walk_failed(dm, path, "cgroup.controllers", mem);
+		if (mem > 0 && !(n = node_new(dm, path, fd)))
+			walk_failed(dm, path, NULL, -ENOMEM);
+	}
+	if (n) {
+		n->seen = true;
+		check_limit(dm, n, fd, on_event);
+		walk_dir(dm, fd, path, depth + 1, on_event);
+	}
+	close(fd);
+	free(path);
+}
+
+static int walk_entry(void *ctx, const char *name, unsigned char type)
+{
+	struct walk_ctx *w = ctx;
+	if (type == DT_DIR || type == DT_UNKNOWN)
+		visit(w->dm, w->fd, w->path, name, w->depth, w->on_event);
+	return 0;
+}
+
+/* Visits the memcg children of the directory `fd` (path `path`). */
+static void walk_dir(struct daemon *dm, int fd, const char *path, int depth, bool on_event)
+{
+	struct walk_ctx w = { .dm = dm, .fd = fd, .path = path, .depth = depth, .on_event = on_event };
+	if (depth >= MAX_DEPTH)
+		return;
+	int r = cgfs_for_each_entry(fd, walk_entry, &w);
+	if (r < 0 && !vanished_errno(r))
+		walk_failed(dm, path, NULL, r);
+}
+
+/* Says when the walk could not read everything, once per change. */
+static void walk_report(struct daemon *dm)
+{
+	struct discover *ds = &dm->disc;
+	bool same = ds->walk_fails == ds->walk_fails_last &&
+		    strcmp(ds->walk_first, ds->walk_first_last) == 0;
+	if (ds->walk_fails && !same)
+		log_warning("discovery: %s%s; cgroups below a failed one are not watched yet, "
+			    "domains already watched there are kept; walking again in %llu s",
+			    ds->walk_first, ds->walk_fails > 1 ? " (and more cgroups unreadable)" : "",
+			    (unsigned long long)(DISCOVER_FAST_US / 1000000));
+	else if (!ds->walk_fails && ds->walk_fails_last)
+		log_notice("discovery: every cgroup readable again");
+	ds->walk_fails_last = ds->walk_fails;
+	memcpy(ds->walk_first_last, ds->walk_first, sizeof(ds->walk_first));
+}
+
+/* ---- the whole tree ---- */
+
+int discover_init(struct daemon *dm)
+{
+	struct discover *ds = &dm->disc;
+	ds->ifd = -1;
+	if (dm->once)
+		return 0; /* one look, no events to wait for */
+	ds->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (ds->ifd < 0) {
+		log_warning("inotify: %s; cgroups are walked every %llu s instead of found at once",
+			    strerror(errno), (unsigned long long)(DISCOVER_FAST_US / 1000000));
+		return 0;
+	}
+	ds->w = (struct watch){ .kind = W_INOTIFY };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ds->w };
+	if (epoll_ctl(dm->epfd, EPOLL_CTL_ADD, ds->ifd, &ev) < 0) {
+		log_warning("inotify: epoll: %s; cgroups are walked every %llu s", strerror(errno),
+			    (unsigned long long)(DISCOVER_FAST_US / 1000000));
+		close(ds->ifd);
+		ds->ifd = -1;
+	}
+	return 0;
+}
+
+static int node_unmark(void *ctx, struct cgnode *n)
+{
+	(void)ctx;
+	n->seen = false;
+	return 0;
+}
+
+/* Calls fn on every node (fn may not free nodes). */
+static void each_node(struct daemon *dm, int (*fn)(void *, struct cgnode *), void *ctx)
+{
+	size_t it = 0;
+	struct cgnode *n;
+	while ((n = map_next(&dm->disc.by_path, &it)))
+		fn(ctx, n);
+}
+
+struct unseen {
+	struct cgnode **a;
+	size_t n, cap;
+};
+
+static int collect_unseen(void *ctx, struct cgnode *n)
+{
+	struct unseen *u = ctx;
+	if (!n->seen && cgfs_grow(&u->a, &u->cap, u->n + 1, sizeof(*u->a)) == 0)
+		u->a[u->n++] = n;
+	return 0;
+}
+
+void discover_walk(struct daemon *dm, uint64_t now)
+{
+	struct discover *ds = &dm->disc;
+	each_node(dm, node_unmark, NULL);
+	ds->walk_fails = 0;
+	ds->walk_first[0] = '\0';
+	ds->overflowed = false;
+	/* the root is a node too: its watch sees top-level cgroups made */
+	struct cgnode *root = map_get_str(&ds->by_path, "/");
+	if (!root)
+		root = node_new(dm, "/", dm->roots.cgroup_fd);
+	if (root)
+		root->seen = true;
+	walk_dir(dm, dm->roots.cgroup_fd, "/", 0, false);
+	walk_report(dm);
+	/* after a complete walk, a node not seen is gone; after an
+	 * incomplete one unseen means nothing (a sample finds a removed
+	 * cgroup anyway) */
+	if (!ds->walk_fails) {
+		struct unseen u = { 0 };
+		each_node(dm, collect_unseen, &u);
+		for (size_t i = 0; i < u.n; i++)
+			node_free(dm, u.a[i]);
+		free(u.a);
+	}
+	bool fast = ds->ifd < 0 || ds->n_unwatched > 0 || ds->walk_fails > 0;
+	ds->next_walk_us = now + (fast ? DISCOVER_FAST_US : DISCOVER_SLOW_US);
+}
+
+/* A child directory `name` of node n appeared (made, or moved in). */
+static void child_made(struct daemon *dm, struct cgnode *n, const char *name)
+{
+	int pfd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
+	if (pfd < 0)
+		return; /* n itself is going: its own events say so */
+	visit(dm, pfd, n->path, name, 1, true);
+	close(pfd);
+}
+
+static void child_gone(struct daemon *dm, struct cgnode *n, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", strcmp(n->path, "/") ? n->path : "", name);
+	struct cgnode *c = map_get_str(&dm->disc.by_path, path);
+	if (c)
+		node_free(dm, c);
+}
+
+/* A file of node n was written or changed. */
+static void file_changed(struct daemon *dm, struct cgnode *n, const char *name)
+{
+	bool max = strcmp(name, "memory.max") == 0;
+	bool subtree = strcmp(name, "cgroup.subtree_control") == 0;
+	if (strcmp(name, "memory.high") == 0) {
+		poke(dm, n->d);
+		return;
+	}
+	if (strcmp(name, "memory.events") == 0) {
+		if (n->d && !n->d->kept)
+			poke(dm, n->d); /* no events fd of its own: this is its wake-up */
+		return;
+	}
+	if (!max && !subtree)
+		return;
+	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
+	if (fd < 0)
+		return;
+	if (max && strcmp(n->path, "/") != 0)
+		check_limit(dm, n, fd, true);
+	else if (subtree)
+		walk_dir(dm, fd, n->path, 1, true); /* its children may be memcgs now */
+	close(fd);
+}
+
+void discover_read(struct daemon *dm)
+{
+	struct discover *ds = &dm->disc;
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	for (;;) {
+		ssize_t len = read(ds->ifd, buf, sizeof(buf));
+		if (len <= 0)
+			break;
+		for (char *p = buf; p < buf + len;) {
+			const struct inotify_event *e = (const struct inotify_event *)p;
+			p += sizeof(*e) + e->len;
+			if (e->mask & IN_Q_OVERFLOW) {
+				if (!ds->overflowed)
+					log_warning("inotify: queue overflow; walking every cgroup now");
+				ds->overflowed = true;
+				ds->next_walk_us = 0;
+				continue;
+			}
+			struct cgnode *n = map_get_int(&ds->by_wd, e->wd);
+			if (!n)
+				continue;
+			if (e->mask & IN_IGNORED) {
+				/* the directory itself is gone */
+				map_del_int(&ds->by_wd, n->wd);
+				n->wd = -1;
+				ds->n_unwatched++;
+				node_free(dm, n);
+				continue;
+			}
+			const char *name = e->len ? e->name : "";
+			if (!name[0])
+				continue;
+			if (e->mask & (IN_MOVED_FROM | IN_MOVED_TO))
+				ds->next_walk_us = 0; /* paths below it changed */
+			if ((e->mask & IN_ISDIR) && (e->mask & (IN_CREATE | IN_MOVED_TO)))
+				child_made(dm, n, name);
+			else if ((e->mask & IN_ISDIR) && (e->mask & (IN_DELETE | IN_MOVED_FROM)))
+				child_gone(dm, n, name);
+			else if (e->mask & IN_MODIFY)
+				file_changed(dm, n, name);
+		}
+	}
+}
+
+uint64_t discover_next_walk_us(const struct daemon *dm)
+{
+	return dm->disc.next_walk_us;
+}
+
+void discover_forget(struct daemon *dm, struct domain *d)
+{
+	(void)dm;
+	if (d->node)
+		d->node->d = NULL;
+	d->node = NULL;
+}
+
+static int collect_all(void *ctx, struct cgnode *n)
+{
+	struct unseen *u = ctx;
+	if (cgfs_grow(&u->a, &u->cap, u->n + 1, sizeof(*u->a)) == 0)
+		u->a[u->n++] = n;
+	return 0;
+}
+
+void discover_free(struct daemon *dm)
+{
+	struct discover *ds = &dm->disc;
+	struct unseen u = { 0 };
+	each_node(dm, collect_all, &u);
+	for (size_t i = 0; i < u.n; i++) {
+		u.a[i]->d = NULL; /* the domains are freed by domains_free */
+		node_free(dm, u.a[i]);
+	}
+	free(u.a);
+	map_free(&ds->by_path);
+	map_free(&ds->by_wd);
+	if (ds->ifd >= 0)
+		close(ds->ifd);
+	ds->ifd = -1;
+	free(ds->news);
+	free(ds->pokes);
+	ds->news = ds->pokes = NULL;
+	ds->n_news = ds->n_pokes = ds->cap_news = ds->cap_pokes = 0;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation budget: see include/cgoom/budget.h. */
+#include <errno.h>
+#include <string.h>
+
+#include "cgoom/budget.h"
+#include "parse-internal.h"
+
+static uint64_t above(uint64_t v, uint64_t floor)
+{
+	return v > floor ? v - floor : 0;
+}
+
+int cgoom_parse_vmstat_pgalloc(const char *buf, size_t len, uint64_t *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	const char *pos = buf, *end = parse_end(buf, len), *line;
+	size_t n;
+	uint64_t sum = 0;
+	bool any = false;
+	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *lp = line, *lend = line + n, *key, *val, *extra;
+		size_t kn, vn, xn;
+		/* pgalloc_dma, pgalloc_dma32, pgalloc_normal, pgalloc_movable,
+		 * pgalloc_high, pgalloc_device: one per zone the kernel has */
+		if (!parse_next_token(&lp, lend, &key, &kn) || kn <= 8 ||
+		    memcmp(key, "pgalloc_", 8) != 0)
+			continue;
+		if (!parse_next_token(&lp, lend, &val, &vn) || parse_next_token(&lp, lend, &extra, &xn))
+			return -EBADMSG;
+		uint64_t v;
+		int r = parse_digits_u64(val, vn, &v);
+		if (r < 0)
+			return -EBADMSG;
+		if (v > UINT64_MAX - sum)
+			return -EOVERFLOW;
+		sum += v;
+		any = true;
+	}
+	if (!any)
+		return -ENOENT;
+	*ret = sum;
+	return 0;
+}
+
+uint64_t cgoom_alloc_slack_pages(unsigned n_cpus)
+{
+	if (n_cpus == 0)
+		return UINT64_MAX;
+	return (uint64_t)n_cpus * (CGOOM_CHARGE_BATCH_PAGES + 1);
+}
+
+uint64_t cgoom_watch_line(const struct cgoom_cgroup_sample *s, const struct cgoom_cgroup_params *p)
+{
+	if (s->max == UINT64_MAX)
+		return 0;
+	uint64_t m2 = p->margin > UINT64_MAX / 2 ? UINT64_MAX : 2 * p->margin;
+	uint64_t line = above(s->max, m2);
+	if (p->guarded && s->high != UINT64_MAX) {
+		uint64_t g = above(s->high, p->margin);
+		if (g < line)
+			line = g;
+	}
+	return line;
+}
+
+uint64_t cgoom_alloc_room_pages(uint64_t current, uint64_t line, uint64_t slack_pages,
+				uint64_t page_size)
+{
+	if (page_size == 0 || slack_pages == UINT64_MAX)
+		return 0;
+	uint64_t half = above(line, current) / 2 / page_size;
+	return above(half, slack_pages);
+}

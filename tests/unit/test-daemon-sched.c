@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * When domains are sampled (src/daemon/sched.c): the indexed heap
+ * against a sorted list, the plan after a sample (pace, budget,
+ * backstop) and the tick's pace, all on plain numbers (a fake clock).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon-internal.h"
+#include "tap.h"
+
+#define MiB (1ULL << 20)
+
+static struct domain *dom(void)
+{
+	struct domain *d = calloc(1, sizeof(*d));
+	d->heap_pos[0] = d->heap_pos[1] = HEAP_NONE;
+	return d;
+}
+
+/* The heap gives the smallest key first after any mix of inserts,
+ * moves and removals, and every position it records is right. */
+static void test_heap_against_model(void)
+{
+	enum { N = 200 };
+	struct domain *ds[N];
+	uint64_t key[N];
+	bool in[N];
+	struct heap h = { .which = 0 };
+	srand(21);
+	for (int i = 0; i < N; i++) {
+		ds[i] = dom();
+		in[i] = false;
+	}
+	for (int step = 0; step < 20000; step++) {
+		int i = rand() % N;
+		int op = rand() % 3;
+		if (op < 2) {
+			key[i] = (uint64_t)(rand() % 1000);
+			CHECK_EQ_INT(heap_set(&h, ds[i], key[i]), 0);
+			in[i] = true;
+		} else {
+			heap_remove(&h, ds[i]);
+			in[i] = false;
+			CHECK(ds[i]->heap_pos[0] == HEAP_NONE);
+		}
+		size_t n = 0;
+		uint64_t min = UINT64_MAX;
+		for (int k = 0; k < N; k++)
+			if (in[k]) {
+				n++;
+				if (key[k] < min)
+					min = key[k];
+				CHECK(ds[k]->heap_pos[0] < h.n && h.a[ds[k]->heap_pos[0]].d == ds[k]);
+				CHECK_EQ_U64(h.a[ds[k]->heap_pos[0]].key, key[k]);
+			}
+		CHECK_EQ_INT(h.n, n);
+		uint64_t top;
+		struct domain *d;
+		if (n) {
+			CHECK(heap_top(&h, &top, &d));
+			CHECK_EQ_U64(top, min);
+		} else {
+			CHECK(!heap_top(&h, &top, &d));
+		}
+	}
+	/* draining gives the keys in order */
+	uint64_t last = 0, top;
+	struct domain *d;
+	while (heap_top(&h, &top, &d)) {
+		CHECK(top >= last);
+		last = top;
+		heap_remove(&h, d);
+	}
+	heap_free(&h);
+	for (int i = 0; i < N; i++)
+		free(ds[i]);
+}
+
+/* A quiet domain 300 MiB under a 400 MiB limit (margin 8 MiB), on a
+ * 2-CPU machine: its watch line is 384 MiB. */
+static struct sched_in quiet(void)
+{
+	return (struct sched_in){ .t0 = 1000000, .next_us = 100000, .budget_ok = true,
+				  .headroom = 292 * MiB, .rate = 0, .current = 100 * MiB,
+				  .watch_line = 384 * MiB, .pgalloc = 5000000, .slack_pages = 130,
+				  .page_size = 4096, .backstop_us = SCHED_BACKSTOP_US };
+}
+
+static void test_plan_budget(void)
+{
+	struct sched_plan p;
+	struct sched_in in = quiet();
+	sched_plan_of(&in, &p);
+	/* half of 284 MiB in pages, less the slack; the backstop by time */
+	CHECK(p.budgeted);
+	CHECK_EQ_U64(p.alloc_due, 5000000 + 284 * 256 / 2 - 130);
+	CHECK_EQ_U64(p.due_us, 1000000 + SCHED_BACKSTOP_US);
+	/* measured growth: half its time to the line, if sooner */
+	in.rate = 10 * MiB; /* 292 MiB at 10 MiB/s: 29.2 s, half 14.6 s */
+	sched_plan_of(&in, &p);
+	CHECK(p.budgeted);
+	CHECK_EQ_U64(p.due_us, 1000000 + 14600000);
+	/* ... but never sooner than the detectors' pace */
+	in.rate = 10000 * MiB;
+	sched_plan_of(&in, &p);
+	CHECK_EQ_U64(p.due_us, 1000000 + 100000);
+}
+
+static void test_plan_paced(void)
+{
+	struct sched_plan p;
+	struct sched_in base = quiet(), in;
+	/* whatever keeps a domain busy puts it back on the detectors' pace */
+	bool *flags[] = { &in.approach, &in.in_band, &in.active };
+	for (size_t i = 0; i < 3; i++) {
+		in = base;
+		*flags[i] = true;
+		sched_plan_of(&in, &p);
+		CHECK(!p.budgeted);
+		CHECK_EQ_U64(p.due_us, 1100000);
+	}
+	/* no pgalloc, or no CPU count */
+	in = base;
+	in.budget_ok = false;
+	sched_plan_of(&in, &p);
+	CHECK(!p.budgeted && p.due_us == 1100000);
+	in = base;
+	in.slack_pages = UINT64_MAX;
+	sched_plan_of(&in, &p);
+	CHECK(!p.budgeted);
+	/* too close to the line for a budget past the slack */
+	in = base;
+	in.current = 384 * MiB - 1 * MiB;
+	sched_plan_of(&in, &p);
+	CHECK(!p.budgeted);
+	/* pgalloc near its end: saturates */
+	in = base;
+	in.pgalloc = UINT64_MAX - 5;
+	sched_plan_of(&in, &p);
+	CHECK(p.budgeted && p.alloc_due == UINT64_MAX);
+}
+
+static void test_tick_pace(void)
+{
+	/* no budgeted domain: once a second */
+	CHECK_EQ_U64(sched_tick_us(false, 0, 0), CGOOM_POLL_MAX_US);
+	/* a 60 MiB room at 6000 MiB/s is 10 ms: earlyoom's floor, 100 ms */
+	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 0), 100000);
+	/* 3000 MiB of room: 500 ms */
+	CHECK_EQ_U64(sched_tick_us(true, 3000 * MiB, 0), 500000);
+	/* measured allocation at 1000 MiB/s with 60 MiB left: 60 ms (when
+	 * the room is used up, not half of it) */
+	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1000 * MiB), 60000);
+	/* nothing left, or little at a high rate: the floor, 10 ms */
+	CHECK_EQ_U64(sched_tick_us(true, 0, 1000 * MiB), SCHED_TICK_FLOOR_US);
+	CHECK_EQ_U64(sched_tick_us(true, 1 * MiB, 1000 * MiB), SCHED_TICK_FLOOR_US);
+	/* a slow rate changes nothing: the worst case rules */
+	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1 * MiB), 100000);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
+					    TAP(test_plan_paced), TAP(test_tick_pace), { 0 } });
+}
