@@ -284,6 +284,24 @@ void rd_read_settings(struct reader *rd, struct stage *st)
 				   raw + xs[i].val);
 	if (st->fd >= 0 && fstat(st->fd, &sb) == 0)
 		st->c.raw.owner_is_root = sb.st_uid == 0;
+	/* SPEC 7: moving a process needs write access to the common
+	 * ancestor's cgroup.procs, so a user-owned one is where charge can be
+	 * parked. Below the topmost such cgroup nothing more is learnt. A
+	 * deferred cgroup is reached by name from its parent's directory
+	 * (the cwd); its name is checked to be a directory right after
+	 * (reader-lazy.c), and cgroupfs has no symlinks to swap in. */
+	if (!st->user_procs_above &&
+	    fstatat(st->fd >= 0 ? st->fd : AT_FDCWD, st->fd >= 0 ? "cgroup.procs" : st->xprocs, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+		st->c.raw.procs_user_owned = S_ISREG(sb.st_mode) && sb.st_uid != 0;
+}
+
+bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx)
+{
+	for (int i = idx; i >= 0; i = s->cgroups[i].parent)
+		if (s->cgroups[i].raw.procs_user_owned)
+			return true;
+	return false;
 }
 
 /* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed

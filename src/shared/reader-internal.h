@@ -50,12 +50,14 @@ struct stage {
 	int fd;           /* the cgroup's directory; -1 for a deferred one */
 	unsigned serial;  /* identifies it (fd numbers are reused) */
 	const char *xname; /* deferred: its name relative to the cwd, for l*xattr() */
+	const char *xprocs; /* deferred: "NAME/cgroup.procs" relative to the cwd */
 	const char *path; /* "/" or "/a/b" */
 	struct cgoom_cgroup c;
 	bool gone, saw_enoent; /* ENODEV seen; ENOENT seen (absent, or gone?) */
 	bool controllers_missing, stat_missing;
 	bool subtree_memory; /* lazy: cgroup.subtree_control lists memory */
 	bool swap_read;      /* memory.swap.current was there and parsed */
+	bool user_procs_above; /* an ancestor's cgroup.procs is a user's: not looked at */
 	char **children;
 	size_t n_children;
 };
@@ -88,7 +90,11 @@ void rd_drop_staged(struct reader *rd, const char *path);
 /* Puts what st read (files, raw settings) into cgroup idx, with the
  * staged processes. */
 void rd_commit(struct reader *rd, struct stage *st, int idx);
+/* xattrs, the directory's owner and (unless st->user_procs_above) the
+ * owner of cgroup.procs into st->c.raw */
 void rd_read_settings(struct reader *rd, struct stage *st);
+/* Whether cgroup idx or an ancestor has raw.procs_user_owned. */
+bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx);
 void rd_read_pid_list(struct reader *rd, struct stage *st);
 void rd_stage_processes(struct reader *rd, int cgroup);
 void rd_read_system(struct reader *rd);

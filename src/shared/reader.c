@@ -194,6 +194,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	int idx = 0;
 
 	st.serial = ++rd->serial;
+	st.user_procs_above = !is_root && rd_user_procs_at(rd->s, parent);
 	if (!is_root)
 		hook(CGOOM_READER_AFTER_OPEN, path);
 	rd_read_memcg(rd, &st, is_root);
