@@ -180,6 +180,13 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
 uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i);
 
+/* What a kill of d's kill set promises to free (SPEC 6 kill
+ * accounting), in bytes: the victim's footprint, but no more than the
+ * killed processes hold (VmRSS + VmSwap + VmPTE: killing some of an
+ * entity's processes frees theirs, not the entity's). 0 without a
+ * victim. */
+uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_decision *d);
+
 /* The most memory.stat's footprint can lead memory.current +
  * memory.swap.current by on a real kernel (the per-CPU stat deltas not
  * yet flushed): 4 * MEMCG_CHARGE_BATCH pages per online CPU; UINT64_MAX

@@ -200,3 +200,20 @@ void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set
 	p.footprint = sel_charge_footprint(&rem);
 	*ret = p;
 }
+
+uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_decision *d)
+{
+	if (!d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates)
+		return 0;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < d->n_pids; i++)
+		for (size_t k = 0; k < s->n_procs; k++) {
+			const struct cgoom_process *p = &s->procs[k];
+			if (p->pid != d->pids[i])
+				continue;
+			sum = sel_add(sum, sel_add(sel_add(p->rss, p->swap), p->pte));
+			break;
+		}
+	uint64_t fp = d->candidates[d->victim].footprint;
+	return sum < fp ? sum : fp;
+}

@@ -399,6 +399,48 @@ static void test_bound_parked_exact(void)
 	}
 }
 
+/* SPEC 6 kill accounting: a kill promises the victim's footprint, no
+ * more than the killed processes hold */
+static void test_kill_promise(void)
+{
+	struct cgoom_snapshot s;
+	removed_m1(&s);
+	struct cgoom_config c = cfg_of(CFG_TOP "[cgroup \"/top/u\"]\ndelegate = yes\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/top");
+	CHECK_EQ_INT(d.victim_pid, 901);
+	/* the parked 200 MiB, but the mover holds 1 MiB (its pages are elsewhere in
+	 * this made-up snapshot): the promise is what dies with it */
+	CHECK_EQ_U64(cgoom_kill_promise(&s, &d), 1 * MiB);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+
+	/* a leaf of two processes, one killed: its own memory, not the leaf's */
+	c = cfg_of(CFG_TOP);
+	sb_cg(&s, "/top/w", 400);
+	sb_proc(&s, 910, "/top/w", 300, 0);
+	sb_proc(&s, 911, "/top/w", 100, 0);
+	sb_done(&s, &c);
+	d = sb_select(&s, "/top");
+	CHECK_EQ_INT(d.victim_pid, 910);
+	CHECK_EQ_U64(cgoom_kill_promise(&s, &d), 300 * MiB);
+	/* the footprint caps it: 300 MiB of the process are shmem the leaf
+	 * does not count (a mapped tmpfs file counts; an unmapped one not) */
+	int w = sb_idx(&s, "/top/w");
+	s.cgroups[w].stat.shmem = 350 * MiB;
+	s.cgroups[w].stat.present |= CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED;
+	cgoom_decision_free(&d);
+	d = sb_select(&s, "/top");
+	CHECK_EQ_INT(d.victim_pid, 900); /* w is 50 MiB now, v 150 */
+	CHECK_EQ_U64(cgoom_kill_promise(&s, &d), 150 * MiB);
+	cgoom_decision_free(&d);
+	struct cgoom_decision none;
+	cgoom_decision_init(&none);
+	CHECK_EQ_U64(cgoom_kill_promise(&s, &none), 0);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -415,6 +457,7 @@ int main(void)
 		TAP(test_unmapped_shmem_left_out),
 		TAP(test_root_shmem_remainder),
 		TAP(test_bound_parked_exact),
+		TAP(test_kill_promise),
 		{ 0 },
 	});
 }
