@@ -36,6 +36,7 @@ struct storm_state {
 	/* the kill being accounted, from its signal to its end */
 	bool pending;
 	uint64_t level_before, expected;
+	uint64_t last_freed, last_expected; /* the last kill accounted, for the words */
 };
 
 enum storm_verdict {
