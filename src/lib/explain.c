@@ -5,6 +5,11 @@
 
 #include "cgoom/explain.h"
 
+/* Unmapped shmem worth a word in the text and the reason (the JSON
+ * always has it): below this it is the odd memfd or IPC segment every
+ * cgroup holds, noise next to what footprints are made of. */
+#define UNMAPPED_SHOWN (1ull << 20)
+
 const char *cgoom_human_size(uint64_t b, char *buf, size_t cap)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -107,7 +112,7 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				       "never moves a charge with a process), so its largest process in %s is "
 				       "chosen",
 				    s->cgroups[v->cgroup].path, s->cgroups[v->cgroup].path);
-	if (v->unmapped)
+	if (v->unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
 				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
 	if (d->scope >= 0)
@@ -316,7 +321,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			cgoom_strbuf_printf(b, "  (processes not read)");
 		if (c->kind == CGOOM_KIND_UNATTRIBUTED)
 			cgoom_strbuf_printf(b, "  (charge below it no cgroup holding processes accounts for)");
-		if (c->unmapped)
+		if (c->unmapped >= UNMAPPED_SHOWN)
 			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
 					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
 		if (c->why)
@@ -331,7 +336,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				       "the victim; "
 				       "explain --full reads them)\n",
 				    bounded, bounded == 1 ? "y" : "ies");
-	if (unmapped)
+	if (unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
 				       "no kill frees it)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
