@@ -179,6 +179,9 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
  * that is measured): cgoom_memcg_unmapped_shmem(). */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
 uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i);
+/* The same footprint from one parsed memory.stat and memory.swap.current
+ * (a re-check that re-reads a kept fd: standby.c). */
+uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current);
 
 /* What a kill of d's kill set promises to free (SPEC 6 kill
  * accounting), in bytes: the victim's footprint, but no more than the

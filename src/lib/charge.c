@@ -49,6 +49,28 @@ static int64_t s64(uint64_t v)
 	return sel_s64(v);
 }
 
+static void charge_of_stat(const struct cgoom_memstat *m, uint64_t swap_current, struct sel_charge *v)
+{
+	uint64_t lru = sel_add(m->active_anon, m->inactive_anon);
+	uint64_t f = sel_add(lru, m->slab_unreclaimable);
+	f = sel_add(f, m->kernel_stack);
+	f = sel_add(f, m->sock);
+	f = sel_add(f, swap_current);
+	v->raw = s64(f);
+	v->lru = s64(lru);
+	v->shmem = s64(m->shmem);
+	v->mapped = s64(m->file_mapped);
+	v->shmem_known = (m->present & (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED)) ==
+			 (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED);
+}
+
+uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current)
+{
+	struct sel_charge v = { 0 };
+	charge_of_stat(m, swap_current, &v);
+	return sel_charge_footprint(&v);
+}
+
 void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret)
 {
 	const struct cgoom_cgroup *c = &s->cgroups[i];
@@ -58,18 +80,7 @@ void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret
 		v.raw = s64(cgoom_memcg_bound(s, i));
 		v.bounded = true;
 	} else if (c->stat_ok) {
-		const struct cgoom_memstat *m = &c->stat;
-		uint64_t lru = sel_add(m->active_anon, m->inactive_anon);
-		uint64_t f = sel_add(lru, m->slab_unreclaimable);
-		f = sel_add(f, m->kernel_stack);
-		f = sel_add(f, m->sock);
-		f = sel_add(f, c->swap_current);
-		v.raw = s64(f);
-		v.lru = s64(lru);
-		v.shmem = s64(m->shmem);
-		v.mapped = s64(m->file_mapped);
-		v.shmem_known = (m->present & (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED)) ==
-				(CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED);
+		charge_of_stat(&c->stat, c->swap_current, &v);
 	} else {
 		/* an upper bound: never under-reports a cgroup whose stats are bad */
 		v.raw = s64(sel_add(c->current_ok ? c->current : 0, c->swap_current));

@@ -297,6 +297,9 @@ static void test_unmapped_shmem_left_out(void)
 	CHECK(e && e->footprint == 12 * MiB && e->unmapped == 298 * MiB);
 	cgoom_decision_free(&d);
 
+	/* the same from a parsed memory.stat, for a re-check on a kept fd */
+	CHECK_EQ_U64(cgoom_memstat_footprint(&s.cgroups[t].stat, 0), 12 * MiB);
+	CHECK_EQ_U64(cgoom_memstat_footprint(&s.cgroups[t].stat, 5 * MiB), 17 * MiB);
 	/* without file_mapped nothing can be said: nothing left out */
 	s.cgroups[t].stat.present &= ~(unsigned)CGOOM_MEMSTAT_FILE_MAPPED;
 	CHECK_EQ_U64(cgoom_memcg_footprint(&s, t, NULL), 310 * MiB);
