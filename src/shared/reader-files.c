@@ -284,15 +284,22 @@ void rd_read_settings(struct reader *rd, struct stage *st)
 				   raw + xs[i].val);
 	if (st->fd >= 0 && fstat(st->fd, &sb) == 0)
 		st->c.raw.owner_is_root = sb.st_uid == 0;
-	/* SPEC 7: moving a process needs write access to the common
-	 * ancestor's cgroup.procs, so a user-owned one is where charge can be
-	 * parked. Below the topmost such cgroup nothing more is learnt. A
-	 * deferred cgroup is reached by name from its parent's directory
-	 * (the cwd); its name is checked to be a directory right after
-	 * (reader-lazy.c), and cgroupfs has no symlinks to swap in. */
-	if (!st->user_procs_above &&
-	    fstatat(st->fd >= 0 ? st->fd : AT_FDCWD, st->fd >= 0 ? "cgroup.procs" : st->xprocs, &sb,
-		    AT_SYMLINK_NOFOLLOW) == 0)
+}
+
+/* SPEC 7: moving a process needs write access to the common ancestor's
+ * cgroup.procs, so a user-owned one is where charge can be parked.
+ * Only a cgroup with child cgroups can be such a place (SPEC 4 parks
+ * nothing in a childless one), so only those are looked at, which keeps
+ * the lazy read's deferred leaves at their few syscalls; and below the
+ * topmost user-owned one nothing more is learnt. */
+void rd_read_procs_owner(struct reader *rd, struct stage *st)
+{
+	struct stat sb;
+
+	(void)rd;
+	if (st->user_procs_above || st->n_children == 0 || st->fd < 0)
+		return;
+	if (fstatat(st->fd, "cgroup.procs", &sb, AT_SYMLINK_NOFOLLOW) == 0)
 		st->c.raw.procs_user_owned = S_ISREG(sb.st_mode) && sb.st_uid != 0;
 }
 

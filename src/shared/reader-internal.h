@@ -50,7 +50,6 @@ struct stage {
 	int fd;           /* the cgroup's directory; -1 for a deferred one */
 	unsigned serial;  /* identifies it (fd numbers are reused) */
 	const char *xname; /* deferred: its name relative to the cwd, for l*xattr() */
-	const char *xprocs; /* deferred: "NAME/cgroup.procs" relative to the cwd */
 	const char *path; /* "/" or "/a/b" */
 	struct cgoom_cgroup c;
 	bool gone, saw_enoent; /* ENODEV seen; ENOENT seen (absent, or gone?) */
@@ -90,9 +89,11 @@ void rd_drop_staged(struct reader *rd, const char *path);
 /* Puts what st read (files, raw settings) into cgroup idx, with the
  * staged processes. */
 void rd_commit(struct reader *rd, struct stage *st, int idx);
-/* xattrs, the directory's owner and (unless st->user_procs_above) the
- * owner of cgroup.procs into st->c.raw */
+/* xattrs and the directory's owner into st->c.raw */
 void rd_read_settings(struct reader *rd, struct stage *st);
+/* raw.procs_user_owned, for a cgroup with children (after
+ * list_children) and no user-owned ancestor (st->user_procs_above) */
+void rd_read_procs_owner(struct reader *rd, struct stage *st);
 /* Whether cgroup idx or an ancestor has raw.procs_user_owned. */
 bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx);
 void rd_read_pid_list(struct reader *rd, struct stage *st);

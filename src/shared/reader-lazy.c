@@ -82,7 +82,6 @@ int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *
 		    const char *path)
 {
 	struct stage ch = { .fd = -1, .xname = name, .path = path };
-	char procs[4096];
 	struct stat a;
 	uint64_t cur, swc;
 	int idx;
@@ -109,10 +108,6 @@ int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *
 		rd->cwd_at = st->fd;
 		rd->cwd_serial = st->serial;
 	}
-	if ((size_t)snprintf(procs, sizeof procs, "%s/cgroup.procs", name) >= sizeof procs)
-		return 0;
-	ch.xprocs = procs;
-	ch.user_procs_above = rd_user_procs_at(rd->s, parent);
 	rd_read_settings(rd, &ch);
 	if (rd->err)
 		return rd->err;

@@ -201,6 +201,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	rd_read_settings(rd, &st);
 	rd_read_pid_list(rd, &st);
 	list_children(rd, &st);
+	rd_read_procs_owner(rd, &st);
 	/* lazy: childless children of a memcg that gives them memory can be
 	 * deferred (the kernel's rule: a child's controllers are its parent's
 	 * subtree_control; reading that once here saves a read per child) */
