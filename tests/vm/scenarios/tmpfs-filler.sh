@@ -17,6 +17,11 @@
 #     event); the other two processes live.
 # vm-timeout: 300
 T=/mnt/fill
+# the tmpfs must go with the scenario, pass or fail: its pages would stay
+# charged to the removed cgroups and hold the guest's memory from the
+# scenarios after this one
+tmpfs_done() { rm -f "$T"/*; umount "$T" 2>/dev/null; }
+trap tmpfs_done EXIT
 mkdir -p $T && mount -t tmpfs -o size=1G tmpfs $T || fail "cannot mount a tmpfs on $T"
 
 # fill CGROUP FILE MB: dd writes MB MiB of tmpfs from inside CGROUP and exits
@@ -41,6 +46,7 @@ fill /fill/files a 320
 hog keeper /fill/files 10
 hogs_wait 60
 daemon_start run
+trap 'daemon_stop; tmpfs_done' EXIT
 hog grow /fill/work 200 20
 wait_event victim_exit 90 || { daemon_stop; fail "1: no victim exited within 90 s"; }
 sleep 5 # a second kill, if any, would come now
@@ -84,6 +90,7 @@ hogs_wait 60
 fill /fill2/files b 288
 say "/fill2 memory.current $(( $(cg_get /fill2 memory.current) / 1048576 )) MiB of 300"
 daemon_start run
+trap 'daemon_stop; tmpfs_done' EXIT
 wait_event storm_hold 60 || { daemon_stop; fail "2: the kill-storm guard never held back"; }
 sleep 5 # held: nothing more dies
 died=$(dead_hogs)
@@ -97,4 +104,5 @@ daemon_stop
 [ "$okills" = 0 ] || fail "2: the kernel OOM-killed $okills in /fill2"
 grep -q 'kill-storm guard holds back: 2 kills in the last 1m (kill_storm = 2/1m) and the domain is not heading' "$DLOG" ||
 	fail "2: no log line saying why the guard holds back"
+tmpfs_done
 pass "1: $R1, keeper alive, kernel 0, tmpfs left out and said; 2: 2 kills then the guard held ($nhold storm_hold events), 2 processes alive"
