@@ -23,12 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	if (r != 0 || !(mi.present & CGOOM_MEMINFO_MEM_TOTAL) || (mi.present & ~0x1ffu))
+	if (r != 0 || !(mi.present & CGOOM_MEMINFO_MEM_TOTAL) || (mi.present & ~0x7ffu))
 		abort();
 	const uint64_t v[] = { mi.mem_total,   mi.mem_free,      mi.mem_available,
 			       mi.swap_total,  mi.swap_free,     mi.active_anon,
-			       mi.inactive_anon, mi.sunreclaim, mi.kernel_stack };
-	for (unsigned i = 0; i < 9; i++) {
+			       mi.inactive_anon, mi.sunreclaim, mi.kernel_stack, mi.shmem,
+			       mi.mapped };
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		if (!(mi.present & (1u << i)) && v[i] != 0)
 			abort();
 		if (v[i] % 1024 != 0 && v[i] != UINT64_MAX)

@@ -27,13 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if ((m.present & CGOOM_MEMSTAT_FOOTPRINT_KEYS) != CGOOM_MEMSTAT_FOOTPRINT_KEYS)
 		abort();
-	if (m.present & ~0x3ffu)
+	if (m.present & ~0x7ffu)
 		abort();
 	if ((!(m.present & CGOOM_MEMSTAT_ANON) && m.anon) ||
 	    (!(m.present & CGOOM_MEMSTAT_FILE) && m.file) ||
 	    (!(m.present & CGOOM_MEMSTAT_UNEVICTABLE) && m.unevictable) ||
 	    (!(m.present & CGOOM_MEMSTAT_SHMEM) && m.shmem) ||
-	    (!(m.present & CGOOM_MEMSTAT_PAGETABLES) && m.pagetables))
+	    (!(m.present & CGOOM_MEMSTAT_PAGETABLES) && m.pagetables) ||
+	    (!(m.present & CGOOM_MEMSTAT_FILE_MAPPED) && m.file_mapped))
 		abort();
 	/* the one parser: requiring no key gives the same fields */
 	struct cgoom_memstat k;

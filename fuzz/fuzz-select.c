@@ -7,7 +7,8 @@
  * the candidate list is sorted by the comparator; selecting twice gives
  * the same answer; and branch and bound (childless memcgs deferred, as
  * the lazy reader adds them, then read as cgoom_select() asks) ends
- * within a bounded number of rounds with the answer of the full snapshot.
+ * within a bounded number of rounds with the answer of the full snapshot
+ * (parked charge below delegation roots and unmapped shmem included).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,6 +178,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint32_t defer = take(&r, 4), sdefer = take(&r, 4);
 	s.n_cpus = take(&r, 1) % 4 + 1;
+	/* SPEC 4's parked charge and unmapped shmem: delegation roots by
+	 * owner, shmem and file_mapped (after the rest, so that older corpus
+	 * entries keep their meaning) */
+	for (size_t k = 1; k < s.n_cgroups && r.n; k++) {
+		struct cgoom_cgroup *g = &s.cgroups[k];
+		uint32_t f = take(&r, 1);
+		g->raw.procs_user_owned = f & 1;
+		if (f & 2) {
+			g->stat.present |= CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED;
+			g->stat.shmem = (uint64_t)take(&r, 1) << 18;
+			g->stat.file_mapped = (uint64_t)take(&r, 1) << 18;
+		}
+		if (f & 4)
+			g->stat.slab_unreclaimable = (uint64_t)take(&r, 1) << 16;
+	}
 	if (cgoom_snapshot_finalize(&s) < 0)
 		goto out;
 	/* bounds hold as on a real kernel: memory.stat may lead

@@ -26,6 +26,16 @@ struct cgoom_share {
 	uint64_t value; /* percent: hundredths of a percent (5% -> 500); else bytes */
 };
 
+/* kill_storm = KILLS/WINDOW (SPEC 6's kill-storm guard): at most KILLS
+ * kills in a domain within any WINDOW, unless the domain is still
+ * heading for the kernel's OOM and a kill would free memory. kills 0
+ * ("no"): no limit. */
+struct cgoom_storm {
+	unsigned kills;
+	uint64_t window_us;
+};
+#define CGOOM_STORM_KILLS_MAX 64 /* the most a limit may allow */
+
 /* Resolves a share against a total in bytes. */
 uint64_t cgoom_share_of(const struct cgoom_share *s, uint64_t total);
 
@@ -37,14 +47,16 @@ struct cgoom_cgroup_conf {
 	unsigned n_stars;  /* '*' in path: 0 for an exact path */
 	size_t n_literal;  /* bytes of path that are not '*' ('/' included) */
 	unsigned depth;    /* path components: 0 for "/" */
-	bool has_policy, has_pref, has_bias, has_delegate, has_margin, has_guard_band;
+	bool has_policy, has_pref, has_bias, has_delegate, has_margin, has_guard_band, has_kill_storm;
 	enum cgoom_policy policy;
 	enum cgoom_pref pref;
 	int bias; /* -1000..1000 */
 	bool delegate;
 	struct cgoom_share margin;
 	uint64_t guard_band; /* bytes; 0 = no guard band */
+	struct cgoom_storm kill_storm;
 	int policy_line, pref_line, bias_line, delegate_line, margin_line, guard_band_line;
+	int kill_storm_line;
 };
 
 struct cgoom_config {
@@ -57,6 +69,7 @@ struct cgoom_config {
 	uint64_t guard_band;                  /* default 0 ("no") */
 	uint64_t kill_wait_us;                /* default 10s */
 	uint64_t term_grace_us;               /* default 0 */
+	struct cgoom_storm kill_storm;        /* default 3/1m */
 	char *pre_kill_hook;                  /* NULL when unset */
 	char *post_kill_hook;                 /* NULL when unset */
 	char *event_log;                      /* NULL when unset */
@@ -102,7 +115,8 @@ void cgoom_config_init(struct cgoom_config *c);
  * sizes 123, 64K, 64M, 1G, 1T (binary units, optional B/iB);
  * shares 5% or 2.5% or a size; durations 100ms, 1s, 2m, 500us (a bare
  * number is an error); psi_full STALL/WINDOW with STALL <= WINDOW;
- * guard_band no|SIZE; strings (pre_kill_hook, post_kill_hook, event_log, metrics_file)
+ * guard_band no|SIZE; kill_storm no|KILLS/WINDOW (KILLS 1..64, a
+ * WINDOW duration > 0); strings (pre_kill_hook, post_kill_hook, event_log, metrics_file)
  * taken verbatim after trimming, optionally in double quotes. */
 int cgoom_config_parse(const char *buf, size_t len, struct cgoom_config *ret,
 		       struct cgoom_config_error *err);
@@ -126,6 +140,7 @@ enum cgoom_conf_key {
 	CGOOM_CONF_DELEGATE,
 	CGOOM_CONF_MARGIN,
 	CGOOM_CONF_GUARD_BAND,
+	CGOOM_CONF_KILL_STORM,
 	CGOOM_CONF_KEY_MAX,
 };
 

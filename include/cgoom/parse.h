@@ -32,6 +32,7 @@ enum {
 	CGOOM_MEMSTAT_UNEVICTABLE = 1u << 7,
 	CGOOM_MEMSTAT_SHMEM = 1u << 8,
 	CGOOM_MEMSTAT_PAGETABLES = 1u << 9,
+	CGOOM_MEMSTAT_FILE_MAPPED = 1u << 10,
 	/* the keys cgoom's footprint formula needs */
 	CGOOM_MEMSTAT_FOOTPRINT_KEYS = CGOOM_MEMSTAT_KERNEL_STACK | CGOOM_MEMSTAT_SOCK |
 				       CGOOM_MEMSTAT_SLAB_UNRECLAIMABLE |
@@ -42,6 +43,7 @@ struct cgoom_memstat {
 	uint64_t anon, file, kernel_stack, sock, slab_unreclaimable;
 	uint64_t active_anon, inactive_anon, unevictable;
 	uint64_t shmem, pagetables; /* the daemon's unreclaimable sum (trigger.h) */
+	uint64_t file_mapped;       /* with shmem: shmem no process maps (select.h) */
 	unsigned present; /* CGOOM_MEMSTAT_* bits of the keys seen */
 };
 
@@ -95,10 +97,13 @@ enum {
 	CGOOM_MEMINFO_INACTIVE_ANON = 1u << 6,
 	CGOOM_MEMINFO_SUNRECLAIM = 1u << 7,
 	CGOOM_MEMINFO_KERNEL_STACK = 1u << 8,
+	CGOOM_MEMINFO_SHMEM = 1u << 9,
+	CGOOM_MEMINFO_MAPPED = 1u << 10,
 };
 struct cgoom_meminfo {
 	uint64_t mem_total, mem_free, mem_available, swap_total, swap_free;
 	uint64_t active_anon, inactive_anon, sunreclaim, kernel_stack;
+	uint64_t shmem, mapped; /* Shmem, Mapped: the root's unmapped shmem */
 	unsigned present;
 };
 int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret);

@@ -19,6 +19,8 @@ enum cgoom_kind {
 	CGOOM_KIND_TREE,
 	CGOOM_KIND_ROOT,
 	CGOOM_KIND_PROCESS,
+	CGOOM_KIND_UNATTRIBUTED, /* SPEC 4: charge parked below a delegation root */
+	CGOOM_KIND_MAX,
 };
 const char *cgoom_kind_name(enum cgoom_kind k);
 
@@ -60,6 +62,7 @@ struct cgoom_candidate {
 	bool fallback;   /* footprint from memory.current + memory.swap.current */
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
+	uint64_t unmapped; /* shmem no process maps, left out of footprint (SPEC 4) */
 	int order;       /* pre-order walk position (root entity: after all) */
 	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };
@@ -171,8 +174,21 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
 				   const struct cgoom_decision *d);
 
 /* Footprint of memcg i (SPEC 4); *ret_fallback says whether it came from
- * memory.current + memory.swap.current because memory.stat was bad. */
+ * memory.current + memory.swap.current because memory.stat was bad. It
+ * leaves out the shmem no process maps (src/lib/charge.c argues how
+ * that is measured): cgoom_memcg_unmapped_shmem(). */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
+uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i);
+/* The same footprint from one parsed memory.stat and memory.swap.current
+ * (a re-check that re-reads a kept fd: standby.c). */
+uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current);
+
+/* What a kill of d's kill set promises to free (SPEC 6 kill
+ * accounting), in bytes: the victim's footprint, but no more than the
+ * killed processes hold (VmRSS + VmSwap + VmPTE: killing some of an
+ * entity's processes frees theirs, not the entity's). 0 without a
+ * victim. */
+uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_decision *d);
 
 /* The most memory.stat's footprint can lead memory.current +
  * memory.swap.current by on a real kernel (the per-CPU stat deltas not

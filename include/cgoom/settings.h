@@ -25,10 +25,19 @@ struct cgoom_setting {
 	int section, line;
 };
 
+/* Why a cgroup is a delegation root (SPEC 7; SPEC 4 "unattributed
+ * charge"): where a user may move processes, so park charge. */
+enum cgoom_deleg_root {
+	CGOOM_DELEG_ROOT_NO = 0,
+	CGOOM_DELEG_ROOT_CONFIG, /* its config section says delegate = yes */
+	CGOOM_DELEG_ROOT_OWNER,  /* the topmost cgroup whose cgroup.procs a user owns */
+};
+
 /* The effective settings of one cgroup. */
 struct cgoom_cgroup_settings {
 	struct cgoom_setting policy, pref, bias;
 	bool delegated; /* strictly inside a delegate = yes subtree */
+	enum cgoom_deleg_root deleg_root;
 };
 
 struct cgoom_settings {
@@ -55,8 +64,8 @@ struct cgoom_settings {
 void cgoom_settings_init(struct cgoom_settings *set);
 void cgoom_settings_free(struct cgoom_settings *set); /* NULL-safe, idempotent */
 
-/* Fills *ret (freeing what it held) with the policy, pref, bias and
- * delegated of every cgroup of s (finalized), from the raw settings and
+/* Fills *ret (freeing what it held) with the policy, pref, bias,
+ * delegated and deleg_root of every cgroup of s (finalized), from the raw settings and
  * the config, with precedence
  *   trusted xattr > config > systemd user.oomd_* (root-owned dir)
  *   > user.cgoom xattr (strictly inside a delegate = yes subtree, and

@@ -30,6 +30,12 @@ struct cgoom_raw_settings {
 	bool oomd_avoid, oomd_omit;
 	/* the cgroup directory's owner is uid 0 */
 	bool owner_is_root;
+	/* its cgroup.procs is owned by a uid other than 0: a user may move
+	 * processes below it (SPEC 7 delegation roots). Looked at only on
+	 * cgroups with child cgroups (nothing can be parked in a childless
+	 * one) where no ancestor's is a user's, so only the topmost such
+	 * cgroups have it. */
+	bool procs_user_owned;
 };
 
 struct cgoom_cgroup {

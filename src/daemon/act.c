@@ -252,6 +252,7 @@ static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t
 			    pl.buf ? pl.buf : "[]", method, sig == SIGKILL ? "SIGKILL" : "SIGTERM",
 			    cgoom_policy_name(k->tg.policy), (unsigned long long)(reaction / 1000),
 			    (unsigned long long)(reaction % 1000), from_standby ? "true" : "false");
+	storm_kill_fields(d, &f);
 	event_emit(dm, "kill", &f);
 	cgoom_strbuf_free(&f);
 	cgoom_strbuf_free(&pl);
@@ -376,6 +377,8 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	struct domain *d = ev->d;
 	if (kl_active(&d->kill.lc) || ev->t0 < d->cooldown_until_us || d->dead)
 		return;
+	if (!dm->dry_run && storm_gate(dm, ev, NULL))
+		return; /* the kill-storm guard (SPEC 6, storm-act.c) said why */
 	/* a standby that proves itself now is used without waiting for a
 	 * preparation in flight (its result is dropped: a kill happened);
 	 * otherwise that preparation is nearer done than a new one */
@@ -420,6 +423,11 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	 * up below follows from it */
 	enum act_outcome out = act_outcome_of(standby_ready(sb), dec->inflight, dec->has_victim,
 					      dm->dry_run, 0);
+	if (out == ACT_KILL && storm_gate(dm, ev, sb)) {
+		standby_drop(d); /* a kill that would free nothing: held back */
+		metrics_write(dm);
+		return;
+	}
 	struct cgoom_strbuf json = { 0 };
 	int sig = dm->cfg.term_grace_us > 0 ? SIGTERM : SIGKILL;
 	uint64_t t1 = 0;
@@ -429,8 +437,11 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 			if (!json.failed)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
 		}
+		uint64_t level_before = storm_level_before(dm, ev);
 		int kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
 		out = act_outcome_of(true, false, true, false, kr);
+		if (out == ACT_KILL)
+			storm_kill_started(dm, d, level_before, t1, standby_promise(sb));
 	}
 	/* everything below runs after the signal */
 	report_trigger(dm, ev);
@@ -468,15 +479,16 @@ static void kill_done(struct daemon *dm, struct domain *d, uint64_t now)
 {
 	struct kill_state *k = &d->kill;
 	uint64_t ms = (now - k->lc.signal_us) / 1000;
-	struct cgoom_strbuf pl = { 0 };
+	struct cgoom_strbuf pl = { 0 }, f = { 0 };
 	pids_json(&pl, &k->tg.res, true);
-	log_notice("%s: victim%s %s exited %llu ms after the signal", d->path,
-		   k->tg.res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
-		   (unsigned long long)ms);
-	struct cgoom_strbuf f = { 0 };
 	domain_field(&f, d);
 	cgoom_strbuf_printf(&f, ", \"pids\": %s, \"exit_ms\": %llu", pl.buf ? pl.buf : "[]",
 			    (unsigned long long)ms);
+	char freed[128];
+	storm_kill_done(dm, d, &f, freed, sizeof(freed)); /* kill accounting (SPEC 6) */
+	log_notice("%s: victim%s %s exited %llu ms after the signal%s", d->path,
+		   k->tg.res.n_signalled == 1 ? "" : "s", pl.buf ? pl.buf : "[]",
+		   (unsigned long long)ms, freed);
 	event_emit(dm, "victim_exit", &f);
 	cgoom_strbuf_free(&f);
 	cgoom_strbuf_free(&pl);
@@ -555,6 +567,7 @@ void act_deadline(struct daemon *dm, uint64_t now)
 				struct cgoom_strbuf f = { 0 };
 				domain_field(&f, d);
 				cgoom_strbuf_printf(&f, ", \"alive\": %zu", k->n_alive);
+				storm_kill_done(dm, d, &f, NULL, 0);
 				event_emit(dm, "kill_timeout", &f);
 				cgoom_strbuf_free(&f);
 				kill_state_clear(dm, d);

@@ -38,6 +38,7 @@
 #include "daemon.h"
 #include "kill.h"
 #include "lifecycle.h"
+#include "storm.h"
 #include "reader.h"
 #include "triggers.h"
 
@@ -389,6 +390,7 @@ struct domain {
 	/* acting (act.c) */
 	uint64_t cooldown_until_us; /* dry run / no victim: do not act again yet */
 	struct kill_state kill;
+	struct storm_state storm; /* kill accounting and the kill-storm guard (storm-act.c) */
 };
 
 struct metric_row {
@@ -396,6 +398,7 @@ struct metric_row {
 	uint64_t kills[CGOOM_POLICY_MAX]; /* by enum cgoom_policy */
 	uint64_t triggers[CGOOM_TRIGGER_N_];
 	uint64_t kernel_oom_kills;
+	uint64_t freed_bytes, expected_bytes, kills_short, storm_holds; /* storm-act.c */
 };
 
 /* The event log and metrics (events.c). */
@@ -673,6 +676,8 @@ void standby_drop(struct domain *d);
 
 /* What acting on d's standby needs to know and say. */
 const struct cgoom_decision *standby_decision(const struct standby *sb);
+/* What a kill of its kill set promises to free (cgoom_kill_promise). */
+uint64_t standby_promise(const struct standby *sb);
 /* A victim with at least one verified target, pidfds open. */
 bool standby_ready(const struct standby *sb);
 /* The ranking as `explain` renders it: text, JSON, the reason. */
@@ -740,6 +745,9 @@ void metrics_kill(struct daemon *dm, const char *domain, enum cgoom_policy polic
 		  uint64_t reaction_us);
 void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n);
 void metrics_write(struct daemon *dm);
+void metrics_storm_hold(struct daemon *dm, const char *domain);
+void metrics_kill_freed(struct daemon *dm, const char *domain, uint64_t freed, uint64_t expected,
+			bool short_);
 /* A Prometheus label value, quoted and escaped. */
 void metrics_label(struct cgoom_strbuf *b, const char *s);
 void metrics_free(struct daemon *dm);
@@ -750,6 +758,28 @@ int hook_run(struct daemon *dm, const char *json, size_t len);
  * tick; all: kill and reap every one, at exit), killed after 30 s. */
 void post_hook_start(struct daemon *dm, const char *json, size_t len);
 void post_hooks_reap(struct daemon *dm, uint64_t now, bool all);
+
+/* ---- storm-act.c: kill accounting and the kill-storm guard (SPEC 6) ---- */
+
+/* Whether the guard holds back d's kill now (logged, rate-limited; the
+ * domain is looked at again a second later). sb NULL: before deciding
+ * (holds only when the domain is not heading for the kernel's OOM);
+ * else the decision about to be acted on (a kill that frees nothing is
+ * held too). */
+bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct standby *sb);
+/* The domain's memory in use (swap included) just before the signal. */
+uint64_t storm_level_before(struct daemon *dm, const struct trigger_event *ev);
+/* d's kill went out at signal_us, promising `promise` bytes: counted. */
+void storm_kill_started(struct daemon *dm, struct domain *d, uint64_t level_before,
+			uint64_t signal_us, uint64_t promise);
+/* "expected_bytes" for the kill event. */
+void storm_kill_fields(const struct domain *d, struct cgoom_strbuf *f);
+/* The victims are gone (or kill_wait is over): what the domain freed,
+ * as event fields in f, words in text (may be NULL), a warning when far
+ * short, and the metrics. */
+void storm_kill_done(struct daemon *dm, struct domain *d, struct cgoom_strbuf *f, char *text,
+		     size_t cap);
+void storm_metrics_render(const struct daemon *dm, struct cgoom_strbuf *b);
 
 /* JSON: "domain": "PATH" */
 void domain_field(struct cgoom_strbuf *b, const struct domain *d);

@@ -138,6 +138,24 @@ void metrics_kernel_oom(struct daemon *dm, const char *domain, uint64_t n)
 		r->kernel_oom_kills += n;
 }
 
+void metrics_storm_hold(struct daemon *dm, const char *domain)
+{
+	struct metric_row *r = row(dm, domain);
+	if (r)
+		r->storm_holds++;
+}
+
+void metrics_kill_freed(struct daemon *dm, const char *domain, uint64_t freed, uint64_t expected,
+			bool short_)
+{
+	struct metric_row *r = row(dm, domain);
+	if (!r)
+		return;
+	r->freed_bytes += freed;
+	r->expected_bytes += expected;
+	r->kills_short += short_;
+}
+
 /* A Prometheus label value: backslash, double quote and newline escaped. */
 void metrics_label(struct cgoom_strbuf *b, const char *s)
 {
@@ -197,6 +215,7 @@ static void render(struct daemon *dm, struct cgoom_strbuf *b)
 		metrics_label(b, dm->ev.rows[i].domain);
 		cgoom_strbuf_printf(b, "} %llu\n", (unsigned long long)dm->ev.rows[i].kernel_oom_kills);
 	}
+	storm_metrics_render(dm, b);
 	if (dm->ev.have_reaction)
 		cgoom_strbuf_printf(b, "# HELP cgoom_last_reaction_seconds From trigger detection to the signal, last kill.\n"
 				       "# TYPE cgoom_last_reaction_seconds gauge\n"

@@ -267,6 +267,11 @@ const struct cgoom_decision *standby_decision(const struct standby *sb)
 	return &sb->dec;
 }
 
+uint64_t standby_promise(const struct standby *sb)
+{
+	return cgoom_kill_promise(&sb->snap, &sb->dec);
+}
+
 bool standby_ready(const struct standby *sb)
 {
 	return sb->ready;

@@ -302,6 +302,8 @@ bool cgoom_conf_has(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k)
 		return g->has_margin;
 	case CGOOM_CONF_GUARD_BAND:
 		return g->has_guard_band;
+	case CGOOM_CONF_KILL_STORM:
+		return g->has_kill_storm;
 	case CGOOM_CONF_KEY_MAX:
 		break;
 	}
@@ -325,6 +327,8 @@ int cgoom_conf_line(const struct cgoom_cgroup_conf *g, enum cgoom_conf_key k)
 		return g->margin_line;
 	case CGOOM_CONF_GUARD_BAND:
 		return g->guard_band_line;
+	case CGOOM_CONF_KILL_STORM:
+		return g->kill_storm_line;
 	case CGOOM_CONF_KEY_MAX:
 		break;
 	}

@@ -28,16 +28,17 @@
 /* Keys by section; a key's index is its enum value. */
 enum daemon_key { DK_MEM_AVAILABLE_MIN, DK_SWAP_FREE_MIN, DK_PSI_FULL, DK_MARGIN, DK_GUARD_BAND,
 		  DK_KILL_WAIT, DK_TERM_GRACE, DK_PRE_KILL_HOOK, DK_POST_KILL_HOOK, DK_EVENT_LOG, DK_METRICS_FILE,
-		  DK_SWAP_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, N_DK };
+		  DK_SWAP_STALL_MAX, DK_THRASH_FOR, DK_THRASH_REFAULTS, DK_KILL_STORM, N_DK };
 static const char *const daemon_keys[N_DK] = {
 	"mem_available_min", "swap_free_min", "psi_full", "margin", "guard_band",
 	"kill_wait", "term_grace", "pre_kill_hook", "post_kill_hook", "event_log", "metrics_file",
-	"swap_stall_max", "thrash_for", "thrash_refaults",
+	"swap_stall_max", "thrash_for", "thrash_refaults", "kill_storm",
 };
 
-enum cgroup_key { CK_OOM_POLICY, CK_PREFERENCE, CK_BIAS, CK_DELEGATE, CK_MARGIN, CK_GUARD_BAND, N_CK };
+enum cgroup_key { CK_OOM_POLICY, CK_PREFERENCE, CK_BIAS, CK_DELEGATE, CK_MARGIN, CK_GUARD_BAND,
+		  CK_KILL_STORM, N_CK };
 static const char *const cgroup_keys[N_CK] = {
-	"oom_policy", "preference", "bias", "delegate", "margin", "guard_band",
+	"oom_policy", "preference", "bias", "delegate", "margin", "guard_band", "kill_storm",
 };
 
 enum section { SEC_NONE, SEC_DAEMON, SEC_CGROUP };
@@ -128,6 +129,11 @@ void cgoom_config_init(struct cgoom_config *c)
 		.swap_stall_max_us = 25 * USEC_PER_SEC,
 		.thrash_for_us = 2 * USEC_PER_SEC,
 		.thrash_refaults = 10ULL << 20,
+		/* SPEC 6: a domain that is not growing needs one kill to get
+		 * under its line, two when the first victim held less than its
+		 * footprint said; a third within a minute means kills are not
+		 * what helps (doc/logging.md, cgoom.conf(5)) */
+		.kill_storm = { .kills = 3, .window_us = 60 * USEC_PER_SEC },
 	};
 }
 
@@ -401,6 +407,43 @@ static int set_psi_full(struct parser *p, char *v)
 	return 0;
 }
 
+/* kill_storm = no | KILLS/WINDOW; v is split in place. */
+static int set_kill_storm(struct parser *p, char *v, struct cgoom_storm *ret)
+{
+	struct shown sh;
+	char orig[SHOW_MAX + 4];
+	const char *shown_v = show(&sh, v);
+	memcpy(orig, shown_v, strlen(shown_v) + 1);
+	if (ascii_strcaseeq(v, "no")) {
+		*ret = (struct cgoom_storm){ 0 };
+		return 0;
+	}
+	char *slash = strchr(v, '/');
+	if (!slash)
+		return fail(p, "kill_storm must be 'no' or KILLS/WINDOW like 3/1m, got '%s'", orig);
+	*slash = '\0';
+	char *a = v, *b = skip_ws(slash + 1);
+	for (char *e = slash; e > a && is_ws(e[-1]);)
+		*--e = '\0';
+	uint64_t kills = 0, window;
+	bool digits = *a != '\0';
+	for (const char *q = a; *q && digits; q++) {
+		digits = *q >= '0' && *q <= '9';
+		kills = kills * 10 + (uint64_t)(*q - '0');
+		if (kills > CGOOM_STORM_KILLS_MAX)
+			break;
+	}
+	if (!digits || cgoom_parse_duration_us(b, &window) < 0)
+		return fail(p, "kill_storm must be 'no' or KILLS/WINDOW like 3/1m, got '%s'", orig);
+	if (kills < 1 || kills > CGOOM_STORM_KILLS_MAX)
+		return fail(p, "kill_storm allows 1 to %d kills per window (or 'no'), got '%s'",
+			    CGOOM_STORM_KILLS_MAX, orig);
+	if (window == 0)
+		return fail(p, "kill_storm window must be longer than 0, got '%s'", orig);
+	*ret = (struct cgoom_storm){ .kills = (unsigned)kills, .window_us = window };
+	return 0;
+}
+
 static int set_string(struct parser *p, const char *v, char **ret)
 {
 	if (!*v)
@@ -442,13 +485,15 @@ static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 		return set_positive_duration(p, daemon_keys[k], v, &c->thrash_for_us);
 	case DK_THRASH_REFAULTS:
 		return set_rate(p, daemon_keys[k], v, &c->thrash_refaults);
+	case DK_KILL_STORM:
+		return set_kill_storm(p, v, &c->kill_storm);
 	case N_DK:
 		break;
 	}
 	return fail(p, "internal error: unhandled key");
 }
 
-static int set_cgroup_key(struct parser *p, enum cgroup_key k, const char *v)
+static int set_cgroup_key(struct parser *p, enum cgroup_key k, char *v)
 {
 	struct cgoom_cgroup_conf *cg = &p->c->cgroups[p->cg];
 	struct shown sh;
@@ -491,6 +536,11 @@ static int set_cgroup_key(struct parser *p, enum cgroup_key k, const char *v)
 		r = set_guard_band(p, v, &cg->guard_band);
 		cg->has_guard_band = r == 0;
 		cg->guard_band_line = r == 0 ? p->line : 0;
+		return r;
+	case CK_KILL_STORM:
+		r = set_kill_storm(p, v, &cg->kill_storm);
+		cg->has_kill_storm = r == 0;
+		cg->kill_storm_line = r == 0 ? p->line : 0;
 		return r;
 	case N_CK:
 		break;

@@ -5,6 +5,11 @@
 
 #include "cgoom/explain.h"
 
+/* Unmapped shmem worth a word in the text and the reason (the JSON
+ * always has it): below this it is the odd memfd or IPC segment every
+ * cgroup holds, noise next to what footprints are made of. */
+#define UNMAPPED_SHOWN (1ull << 20)
+
 const char *cgoom_human_size(uint64_t b, char *buf, size_t cap)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
@@ -101,6 +106,15 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				    cgoom_pref_name(v->pref),
 				    v->fallback ? ", from memory.current: memory.stat unreadable" : "", p->pid,
 				    p->comm, cgoom_human_size(psize, h2, sizeof(h2)));
+	if (v->kind == CGOOM_KIND_UNATTRIBUTED)
+		cgoom_strbuf_printf(b, "; the footprint is charge below delegation root %s that no cgroup "
+				       "holding processes accounts for (empty and removed cgroups: cgroup v2 "
+				       "never moves a charge with a process), so its largest process in %s is "
+				       "chosen",
+				    s->cgroups[v->cgroup].path, s->cgroups[v->cgroup].path);
+	if (v->unmapped >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
+				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
 	if (d->scope >= 0)
 		cgoom_strbuf_printf(b, "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
 				    s->cgroups[d->scope].path, d->n_pids,
@@ -164,6 +178,8 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 			    c->eligible ? "true" : "false");
 	if (c->fallback)
 		cgoom_strbuf_printf(b, ", \"fallback\": true");
+	if (c->unmapped)
+		cgoom_strbuf_printf(b, ", \"unmapped_shmem\": %" PRIu64, c->unmapped);
 	if (c->bounded)
 		cgoom_strbuf_printf(b, ", \"bounded\": true");
 	else if (c->unchecked)
@@ -257,10 +273,18 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		if (l > w)
 			w = l < 48 ? l : 48;
 	}
-	cgoom_strbuf_printf(b, "  %4s %-7s %-*s %8s %12s %12s %-6s %6s\n", "RANK", "KIND", (int)w,
+	/* "process" wide, wider only when an unattributed row is there */
+	int kw = (int)strlen("process");
+	for (size_t i = 0; i < d->n_candidates; i++) {
+		int l = (int)strlen(cgoom_kind_name(d->candidates[i].kind));
+		if (l > kw)
+			kw = l;
+	}
+	cgoom_strbuf_printf(b, "  %4s %-*s %-*s %8s %12s %12s %-6s %6s\n", "RANK", kw, "KIND", (int)w,
 			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
 	int rank = 0;
 	size_t bounded = 0;
+	uint64_t unmapped = 0;
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		const struct cgoom_candidate *c = &d->candidates[i];
 		bounded += c->bounded;
@@ -277,8 +301,9 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 						  h2, sizeof(h2)));
 		else
 			cgoom_human_size((uint64_t)c->score, score, sizeof(score));
-		cgoom_strbuf_printf(b, "%c %4s %-7s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
-				    cgoom_kind_name(c->kind));
+		cgoom_strbuf_printf(b, "%c %4s %-*s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
+				    kw, cgoom_kind_name(c->kind));
+		unmapped = unmapped + c->unmapped < unmapped ? UINT64_MAX : unmapped + c->unmapped;
 		struct cgoom_strbuf path = { 0 };
 		cgoom_strbuf_escaped(&path, s->cgroups[c->cgroup].path);
 		char fp[40];
@@ -294,6 +319,11 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			cgoom_strbuf_printf(b, "  (memory.stat unreadable: memory.current used)");
 		if (c->unchecked && !c->bounded)
 			cgoom_strbuf_printf(b, "  (processes not read)");
+		if (c->kind == CGOOM_KIND_UNATTRIBUTED)
+			cgoom_strbuf_printf(b, "  (charge below it no cgroup holding processes accounts for)");
+		if (c->unmapped >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
+					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
 		if (c->why)
 			cgoom_strbuf_printf(b, "  passed over: %s", cgoom_why_text(c->why));
 		cgoom_strbuf_printf(b, "\n");
@@ -306,6 +336,10 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				       "the victim; "
 				       "explain --full reads them)\n",
 				    bounded, bounded == 1 ? "y" : "ies");
+	if (unmapped >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
+				       "no kill frees it)\n",
+				    cgoom_human_size(unmapped, h1, sizeof(h1)));
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");

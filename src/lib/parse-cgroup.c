@@ -56,6 +56,7 @@ static const struct flat_key memstat_keys[] = {
 	MEMSTAT_KEY(unevictable, CGOOM_MEMSTAT_UNEVICTABLE),
 	MEMSTAT_KEY(shmem, CGOOM_MEMSTAT_SHMEM),
 	MEMSTAT_KEY(pagetables, CGOOM_MEMSTAT_PAGETABLES),
+	MEMSTAT_KEY(file_mapped, CGOOM_MEMSTAT_FILE_MAPPED),
 };
 
 int cgoom_parse_memstat_keys(const char *buf, size_t len, struct cgoom_memstat *ret)

@@ -67,6 +67,8 @@ static const struct meminfo_key meminfo_keys[] = {
 	MEMINFO_KEY("Inactive(anon)", inactive_anon, CGOOM_MEMINFO_INACTIVE_ANON),
 	MEMINFO_KEY("SUnreclaim", sunreclaim, CGOOM_MEMINFO_SUNRECLAIM),
 	MEMINFO_KEY("KernelStack", kernel_stack, CGOOM_MEMINFO_KERNEL_STACK),
+	MEMINFO_KEY("Shmem", shmem, CGOOM_MEMINFO_SHMEM),
+	MEMINFO_KEY("Mapped", mapped, CGOOM_MEMINFO_MAPPED),
 };
 
 /* Every line is "Key: NUMBER [kB]"; the keys cgoom uses must carry kB. */

@@ -18,8 +18,11 @@
  *     on a memory.current as fresh as its memory.stat;
  *  4. a policy whose scores cannot be bounded reads everything;
  *  5. candidates ranked ahead of the first exact score have their
- *     memory.stat read; candidates ranked ahead of the first one whose
- *     processes are known have their bodies read, best first;
+ *     memory.stat read (and once every memory.stat in them is read,
+ *     their bodies: a footprint with parked charge in it, SPEC 4, is
+ *     exact only when it is known which memcgs hold processes);
+ *     candidates ranked ahead of the first one whose processes are
+ *     known have their bodies read, best first;
  *  6. the victim's memory.oom.group scope is read whole (the kill set).
  * A batch with no natural limit (5: every candidate bounded; bodies)
  * takes 1 + the number of leaves already read that way in the domain,
@@ -157,6 +160,14 @@ static void plan_ranked(const struct cgoom_snapshot *s, const struct cgoom_decis
 		p->kind = CGOOM_PLAN_STATS;
 		for (size_t i = 0; i < take && i < n; i++)
 			ask_stats(s, &d->candidates[i], p);
+		if (p->n_cgroups)
+			return;
+		/* every memory.stat is read and still bounded: parked charge,
+		 * which only the bodies below its delegation root make exact
+		 * (which memcgs hold processes, charge.c sel_parked) */
+		p->kind = CGOOM_PLAN_BODIES;
+		for (size_t i = 0; i < take && i < n; i++)
+			deferred_in(s, d->candidates[i].cgroup, false, p);
 		return;
 	}
 	size_t take = batch(s, d->domain, true);

@@ -8,32 +8,6 @@
  */
 #include "lib/select-internal.h"
 
-/* Does memcg m (a leaf) have an eligible member? Members are processes
- * attached to m or to non-memcg cgroups below it. */
-static bool memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int m,
-			  bool *ret_any)
-{
-	bool eligible = false, any = false;
-	int k;
-	if (s->cgroups[m].deferred) {
-		/* processes not read: eligible for all we know, unless omitted */
-		*ret_any = true;
-		return set->cgroups[m].pref.value != CGOOM_PREF_OMIT;
-	}
-	for (size_t it = cgoom_subtree_begin(s, m); cgoom_subtree_next(s, m, &it, &k);) {
-		const struct cgoom_process *p = &s->procs[k];
-		if (s->cgroups[p->cgroup].memcg != m || p->kthread)
-			continue;
-		any = true;
-		if (!sel_ineligible_why(s, set, p, NULL)) {
-			eligible = true;
-			break;
-		}
-	}
-	*ret_any = any;
-	return eligible;
-}
-
 static void finish_entity(const struct cgoom_settings *set, struct cgoom_decision *d,
 			  struct cgoom_candidate *e, int eligible_leaves)
 {
@@ -51,6 +25,61 @@ static void finish_entity(const struct cgoom_settings *set, struct cgoom_decisio
 	}
 }
 
+/* SPEC 4 "unattributed charge": a delegation root strictly inside the
+ * domain whose charge can be parked (one without memcg children keeps
+ * all of it: populated, its own; empty, nobody in it to kill). */
+static bool parking_root(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			 const struct cgoom_decision *d, int m)
+{
+	return m != d->domain && set->cgroups[m].deleg_root != CGOOM_DELEG_ROOT_NO &&
+	       s->cgroups[m].has_memcg_children;
+}
+
+/* Whether memcg m is inside a tree entity of the domain: some memcg from
+ * m up to the domain has policy tree and memcg children (the walk makes
+ * the outermost one an entity holding m). */
+static bool in_tree(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
+		    int m)
+{
+	for (int a = m; a > 0; a = s->cgroups[a].parent) {
+		if (s->cgroups[a].has_memcg_children && set->cgroups[a].policy.value == CGOOM_POLICY_TREE)
+			return true;
+		if (a == domain)
+			break;
+	}
+	return false;
+}
+
+/* The walk left the subtree of every memcg from `from` up to (not
+ * including) the first one `to` is in (to < 0: all of them up to the
+ * domain): each such delegation root outside a tree entity adds its
+ * unattributed entity now, innermost first, so that it is walked right
+ * after its subtree. Nothing parked, or nobody in R to kill for it: no
+ * entity (as an empty leaf). */
+static void close_roots(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			struct cgoom_decision *d, int from, int to, int *order)
+{
+	for (int a = from; a >= 0 && a != d->domain && (to < 0 || !cgoom_snapshot_is_under(s, to, a));
+	     a = s->cgroups[a].parent) {
+		if (!parking_root(s, set, d, a) || in_tree(s, set, d->domain, a))
+			continue;
+		struct sel_parked p;
+		sel_parked(s, set, a, &p);
+		if (p.footprint == 0 || !p.any)
+			continue;
+		struct cgoom_candidate *e = sel_add_candidate(d);
+		e->kind = CGOOM_KIND_UNATTRIBUTED;
+		e->cgroup = a;
+		e->order = (*order)++;
+		e->footprint = p.footprint;
+		e->unmapped = p.unmapped;
+		e->bounded = p.bounded;
+		e->unchecked = p.unchecked;
+		e->fallback = p.fallback;
+		finish_entity(set, d, e, p.eligible ? 1 : 0);
+	}
+}
+
 void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
 		       struct cgoom_decision *d)
 {
@@ -58,16 +87,20 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 	size_t pos = (size_t)s->prepos[domain];
 	struct cgoom_candidate *group = NULL;
 	int group_eligible = 0;
-	int order = 0;
+	int group_root = -1; /* the last delegation root whose parked charge the group holds */
+	int order = 0, prev = -1;
 
 	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++) {
 		int m = s->preorder[k];
 		const struct cgoom_cgroup *c = &s->cgroups[m];
-		if (m == 0 || c->memcg != m)
-			continue; /* the root is judged after the walk; non-memcgs belong to theirs */
-		if (c->has_memcg_children && set->cgroups[m].policy.value != CGOOM_POLICY_TREE)
-			continue;
-		if (!group || !cgoom_snapshot_is_under(s, m, group->cgroup)) {
+		if (c->memcg != m)
+			continue; /* non-memcgs belong to theirs */
+		close_roots(s, set, d, prev, m, &order);
+		prev = m;
+		if (m == 0)
+			continue; /* the root is judged after the walk */
+		bool skip = c->has_memcg_children && set->cgroups[m].policy.value != CGOOM_POLICY_TREE;
+		if (!skip && (!group || !cgoom_snapshot_is_under(s, m, group->cgroup))) {
 			if (group)
 				finish_entity(set, d, group, group_eligible);
 			group = sel_add_candidate(d);
@@ -75,19 +108,36 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 			group->cgroup = m;
 			group->order = order++;
 			group_eligible = 0;
+			group_root = -1;
+		}
+		/* a tree entity holds what is parked below the delegation
+		 * roots inside it (the outermost ones: theirs covers the rest) */
+		if (parking_root(s, set, d, m) && in_tree(s, set, domain, m) &&
+		    (group_root < 0 || !cgoom_snapshot_is_under(s, m, group_root))) {
+			struct sel_parked p;
+			sel_parked(s, set, m, &p);
+			group->footprint = sel_add(group->footprint, p.footprint);
+			group->unmapped = sel_add(group->unmapped, p.unmapped);
+			group->bounded |= p.bounded;
+			group->unchecked |= p.unchecked;
+			group->fallback |= p.fallback;
+			group_root = m;
 		}
 		if (c->has_memcg_children)
-			continue;
+			continue; /* adds nothing itself */
 		bool any;
-		if (!memcg_members(s, set, m, &any))
+		if (!sel_memcg_members(s, set, m, &any))
 			continue; /* ineligible or empty leaves add nothing */
-		bool fb;
-		group->footprint = sel_add(group->footprint, cgoom_memcg_footprint(s, m, &fb));
-		group->fallback |= fb;
+		struct sel_charge ch;
+		sel_charge_of(s, m, &ch);
+		group->footprint = sel_add(group->footprint, sel_charge_footprint(&ch));
+		group->unmapped = sel_add(group->unmapped, sel_charge_unmapped(&ch));
+		group->fallback |= ch.fallback;
 		group->bounded |= c->stat_deferred;
 		group->unchecked |= c->deferred;
 		group_eligible++;
 	}
+	close_roots(s, set, d, prev, -1, &order);
 	if (group)
 		finish_entity(set, d, group, group_eligible);
 
@@ -114,52 +164,60 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		return;
 
 	/* The root, fairly (seed patch 4/6): system-wide counters minus what
-	 * the top-level memcgs account for (hierarchically). */
+	 * the top-level memcgs account for (hierarchically), counter by
+	 * counter (charge.c: the shmem rule applies to the root's share). */
 	struct cgoom_candidate *root = sel_add_candidate(d);
 	root->kind = CGOOM_KIND_ROOT;
 	root->cgroup = 0;
 	root->order = order;
 	bool any;
-	bool eligible = memcg_members(s, set, 0, &any);
-	uint64_t sys;
+	bool eligible = sel_memcg_members(s, set, 0, &any);
+	struct sel_charge sys = { 0 };
 	bool have_sys = true;
 	if (cgoom_root_is_cgroup(s)) {
 		/* a cgroup namespace (or a subtree mount): the root is a real
 		 * cgroup whose memory.stat covers exactly what we can see */
-		bool fb;
-		sys = cgoom_memcg_footprint(s, 0, &fb);
-		root->fallback = fb;
+		sel_charge_of(s, 0, &sys);
+		root->fallback = sys.fallback;
 	} else if (!s->meminfo_ok) {
 		root->why = CGOOM_WHY_NO_MEMINFO;
 		have_sys = false;
-		sys = 0;
 	} else {
 		const struct cgoom_meminfo *mi = &s->meminfo;
-		sys = sel_add(mi->active_anon, mi->inactive_anon);
-		sys = sel_add(sys, mi->sunreclaim);
-		sys = sel_add(sys, mi->kernel_stack);
-		sys = sel_add(sys, mi->swap_total > mi->swap_free ? mi->swap_total - mi->swap_free : 0);
+		uint64_t lru = sel_add(mi->active_anon, mi->inactive_anon);
+		uint64_t raw = sel_add(lru, mi->sunreclaim);
+		raw = sel_add(raw, mi->kernel_stack);
+		raw = sel_add(raw, mi->swap_total > mi->swap_free ? mi->swap_total - mi->swap_free : 0);
 		if (s->sockstat_ok) {
 			uint64_t pages = sel_add(s->sockstat.tcp_mem_pages, s->sockstat.udp_mem_pages);
 			uint64_t bytes = pages > UINT64_MAX / s->page_size ? UINT64_MAX : pages * s->page_size;
-			sys = sel_add(sys, bytes);
+			raw = sel_add(raw, bytes);
 		}
+		sys.raw = sel_s64(raw);
+		sys.lru = sel_s64(lru);
+		sys.shmem = sel_s64(mi->shmem);
+		sys.mapped = sel_s64(mi->mapped);
+		sys.shmem_known = (mi->present & (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED)) ==
+				  (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED);
 	}
 	if (!have_sys)
 		eligible = false;
 	else {
-		uint64_t children = 0;
-		for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling)
+		for (int ch = s->cgroups[0].first_child; ch >= 0; ch = s->cgroups[ch].next_sibling) {
 			if (s->cgroups[ch].memcg != ch)
 				continue;
-			else if (s->cgroups[ch].stat_deferred)
-				root->bounded = true; /* counted as 0: the root's is an upper bound */
-			else
-				children = sel_add(children, cgoom_memcg_footprint(s, ch, NULL));
-		if (sys > children)
-			root->footprint = sys - children;
-		else {
-			root->footprint = 0;
+			if (s->cgroups[ch].stat_deferred) {
+				/* counted as 0: the root's is an upper bound */
+				root->bounded = sys.bounded = true;
+				continue;
+			}
+			struct sel_charge cc;
+			sel_charge_of(s, ch, &cc);
+			sel_charge_sub(&sys, &cc);
+		}
+		root->footprint = sel_charge_footprint(&sys);
+		root->unmapped = sel_charge_unmapped(&sys);
+		if (root->footprint == 0) {
 			root->why = CGOOM_WHY_ROOT_NONPOSITIVE;
 			eligible = false;
 		}

@@ -65,6 +65,45 @@ int sel_kill_scope(const struct cgoom_snapshot *s, int domain, int proc);
  * cgoom_rank). */
 struct cgoom_candidate *sel_add_candidate(struct cgoom_decision *d);
 
+/* The parts of a charge the footprint adds (charge.c, SPEC 4), kept
+ * apart so that a remainder (the root's own share, parked charge) can
+ * be taken counter by counter. */
+struct sel_charge {
+	int64_t raw;           /* anon LRU + slab_unreclaimable + kernel_stack + sock + swap */
+	int64_t lru;           /* active_anon + inactive_anon, where shmem sits */
+	int64_t shmem, mapped; /* memory.stat shmem, file_mapped */
+	bool shmem_known;      /* both were there */
+	bool fallback;         /* raw is memory.current + memory.swap.current */
+	bool bounded;          /* raw is an upper bound: leaves out nothing */
+};
+/* Memcg i's charge: its memory.stat, its fallback, or its bound. */
+void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret);
+/* a -= b, counter by counter (a remainder). */
+void sel_charge_sub(struct sel_charge *a, const struct sel_charge *b);
+/* The shmem no process maps that the footprint leaves out. */
+uint64_t sel_charge_unmapped(const struct sel_charge *c);
+/* raw minus that, floored at 0. */
+uint64_t sel_charge_footprint(const struct sel_charge *c);
+
+/* Does memcg m have an eligible member (*ret_any: any process but
+ * kernel threads)? Members are processes attached to m or to non-memcg
+ * cgroups below it; a deferred m has them for all we know. */
+bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int m,
+		       bool *ret_any);
+
+/* SPEC 4 "unattributed charge" below delegation root r. */
+struct sel_parked {
+	uint64_t footprint; /* what no memcg holding processes inside r accounts for */
+	uint64_t unmapped;  /* shmem no process maps, left out of it */
+	bool bounded;       /* an upper bound: some memcg inside is deferred */
+	bool unchecked;     /* processes inside not all read */
+	bool fallback;      /* an unreadable memory.stat went into it */
+	bool any;           /* r's subtree holds a process (not a kernel thread) */
+	bool eligible;      /* ... an eligible one, for all we know */
+};
+void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int r,
+		struct sel_parked *ret);
+
 /* The entity walk of policies cgroup and tree (policy-cgroup.c). */
 void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
 		       struct cgoom_decision *d);

@@ -15,8 +15,14 @@
 
 const char *cgoom_kind_name(enum cgoom_kind k)
 {
-	static const char *const names[] = { "leaf", "tree", "root", "process" };
-	return (unsigned)k < 4 ? names[k] : NULL;
+	static const char *const names[CGOOM_KIND_MAX] = {
+		[CGOOM_KIND_LEAF] = "leaf",
+		[CGOOM_KIND_TREE] = "tree",
+		[CGOOM_KIND_ROOT] = "root",
+		[CGOOM_KIND_PROCESS] = "process",
+		[CGOOM_KIND_UNATTRIBUTED] = "unattributed",
+	};
+	return (unsigned)k < CGOOM_KIND_MAX ? names[k] : NULL;
 }
 
 void cgoom_decision_init(struct cgoom_decision *d)
@@ -161,32 +167,6 @@ uint64_t cgoom_memcg_bound(const struct cgoom_snapshot *s, int i)
 {
 	const struct cgoom_cgroup *c = &s->cgroups[i];
 	return sel_add(sel_add(c->current_ok ? c->current : 0, c->swap_current), cgoom_stat_slack(s));
-}
-
-uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback)
-{
-	const struct cgoom_cgroup *c = &s->cgroups[i];
-	if (c->stat_deferred) {
-		/* not read yet: its bound (cgoom_candidate.bounded says so) */
-		if (ret_fallback)
-			*ret_fallback = false;
-		return cgoom_memcg_bound(s, i);
-	}
-	if (c->stat_ok) {
-		const struct cgoom_memstat *m = &c->stat;
-		uint64_t f = sel_add(m->active_anon, m->inactive_anon);
-		f = sel_add(f, m->slab_unreclaimable);
-		f = sel_add(f, m->kernel_stack);
-		f = sel_add(f, m->sock);
-		f = sel_add(f, c->swap_current);
-		if (ret_fallback)
-			*ret_fallback = false;
-		return f;
-	}
-	/* an upper bound: never under-reports a cgroup whose stats are bad */
-	if (ret_fallback)
-		*ret_fallback = true;
-	return sel_add(c->current_ok ? c->current : 0, c->swap_current);
 }
 
 static int cmp_i(long long a, long long b)

@@ -289,6 +289,12 @@ static int resolve_prefs(struct resolver *rv)
 			const struct cgoom_cgroup_conf *pd = rv->match[cg->parent].by_key[CGOOM_CONF_DELEGATE];
 			c->delegated = pd ? pd->delegate : p->delegated;
 		}
+		/* SPEC 7: delegation roots, for SPEC 4's unattributed charge (the
+		 * reader marks only the topmost user-owned cgroup.procs) */
+		const struct cgoom_cgroup_conf *dg = rv->match[i].by_key[CGOOM_CONF_DELEGATE];
+		c->deleg_root = dg && dg->delegate      ? CGOOM_DELEG_ROOT_CONFIG
+				: cg->raw.procs_user_owned ? CGOOM_DELEG_ROOT_OWNER
+							   : CGOOM_DELEG_ROOT_NO;
 		if (has_user_xattrs(&cg->raw) && !c->delegated) {
 			int r = note(rv->set, "%s: user.cgoom.* ignored: not inside a delegated subtree",
 				     cg->path);

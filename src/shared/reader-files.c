@@ -286,6 +286,31 @@ void rd_read_settings(struct reader *rd, struct stage *st)
 		st->c.raw.owner_is_root = sb.st_uid == 0;
 }
 
+/* SPEC 7: moving a process needs write access to the common ancestor's
+ * cgroup.procs, so a user-owned one is where charge can be parked.
+ * Only a cgroup with child cgroups can be such a place (SPEC 4 parks
+ * nothing in a childless one), so only those are looked at, which keeps
+ * the lazy read's deferred leaves at their few syscalls; and below the
+ * topmost user-owned one nothing more is learnt. */
+void rd_read_procs_owner(struct reader *rd, struct stage *st)
+{
+	struct stat sb;
+
+	(void)rd;
+	if (st->user_procs_above || st->n_children == 0 || st->fd < 0)
+		return;
+	if (fstatat(st->fd, "cgroup.procs", &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		st->c.raw.procs_user_owned = S_ISREG(sb.st_mode) && sb.st_uid != 0;
+}
+
+bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx)
+{
+	for (int i = idx; i >= 0; i = s->cgroups[i].parent)
+		if (s->cgroups[i].raw.procs_user_owned)
+			return true;
+	return false;
+}
+
 /* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed
  * (the walk is pre-order by name, so "first" is deterministic). */
 void rd_read_pid_list(struct reader *rd, struct stage *st)

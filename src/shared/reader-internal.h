@@ -60,6 +60,7 @@ struct stage {
 	bool swap_read;      /* memory.swap.current was there and parsed */
 	bool skip_body;      /* an ancestor of the domain read for (reader.only): no
 			      * memory files, no processes */
+	bool user_procs_above; /* an ancestor's cgroup.procs is a user's: not looked at */
 	char **children;
 	size_t n_children;
 };
@@ -92,7 +93,13 @@ void rd_drop_staged(struct reader *rd, const char *path);
 /* Puts what st read (files, raw settings) into cgroup idx, with the
  * staged processes. */
 void rd_commit(struct reader *rd, struct stage *st, int idx);
+/* xattrs and the directory's owner into st->c.raw */
 void rd_read_settings(struct reader *rd, struct stage *st);
+/* raw.procs_user_owned, for a cgroup with children (after
+ * list_children) and no user-owned ancestor (st->user_procs_above) */
+void rd_read_procs_owner(struct reader *rd, struct stage *st);
+/* Whether cgroup idx or an ancestor has raw.procs_user_owned. */
+bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx);
 void rd_read_pid_list(struct reader *rd, struct stage *st);
 void rd_stage_processes(struct reader *rd, int cgroup);
 void rd_read_system(struct reader *rd);

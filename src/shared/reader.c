@@ -217,6 +217,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	int idx = 0;
 
 	st.serial = ++rd->serial;
+	st.user_procs_above = !is_root && rd_user_procs_at(rd->s, parent);
 	if (!is_root)
 		hook(CGOOM_READER_AFTER_OPEN, path);
 	/* reading for one domain: of its ancestors only what they pass down
@@ -241,6 +242,7 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	else
 		rd_read_pid_list(rd, &st);
 	list_children(rd, &st);
+	rd_read_procs_owner(rd, &st);
 	/* lazy: childless children of a memcg that gives them memory can be
 	 * deferred (the kernel's rule: a child's controllers are its parent's
 	 * subtree_control; reading that once here saves a read per child) */

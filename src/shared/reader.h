@@ -47,7 +47,9 @@ int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, s
  * memory.max, memory.swap.max, memory.oom.group, xattrs
  * trusted.cgoom.{oom_policy,preference,bias},
  * user.cgoom.{oom_policy,preference,bias}, user.oomd_avoid,
- * user.oomd_omit, and the directory's owner. Per process (from
+ * user.oomd_omit, the directory's owner, and for a cgroup with children
+ * below no user-owned cgroup.procs the owner of its own (SPEC 7
+ * delegation roots). Per process (from
  * cgroup.procs): PID/stat, PID/status, PID/oom_score_adj. System:
  * meminfo, net/sockstat. Invalid xattr values are ignored with a note. */
 int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret);

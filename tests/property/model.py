@@ -197,6 +197,10 @@ class Tree:
         st = os.lstat(d)
         cg.owner = st.st_uid
         try:
+            cg.procs_owner = os.lstat(os.path.join(d, "cgroup.procs")).st_uid
+        except OSError:
+            cg.procs_owner = 0
+        try:
             for n in os.listxattr(d, follow_symlinks=False):
                 try:
                     cg.xattrs[n] = os.getxattr(d, n, follow_symlinks=False).decode(
@@ -385,7 +389,11 @@ class Tree:
             return False
         return self.cgs[p.cgroup].eff["preference"] != "omit"
 
-    def footprint(self, cg):
+    def charge(self, cg):
+        """SPEC 4: the footprint's parts of memcg cg, kept apart so that a
+        remainder can be taken counter by counter: raw (the footprint
+        formula), the anon LRU (where shmem lives), shmem and file_mapped
+        (None when memory.stat lacks either), fallback"""
         st = _read(os.path.join(cg.dir, "memory.stat"))
         swap = _readint(os.path.join(cg.dir, "memory.swap.current"))
         swap = swap if isinstance(swap, int) else 0
@@ -402,10 +410,73 @@ class Tree:
                 vals = None
         if vals is None:
             cur = _readint(os.path.join(cg.dir, "memory.current"))
-            return (cur if isinstance(cur, int) else 0) + swap, True
-        return (vals.get("active_anon", 0) + vals.get("inactive_anon", 0)
-                + vals.get("slab_unreclaimable", 0) + vals.get("kernel_stack", 0)
-                + vals.get("sock", 0) + swap), False
+            return {"raw": (cur if isinstance(cur, int) else 0) + swap, "lru": 0,
+                    "shmem": None, "mapped": None, "fallback": True}
+        lru = vals.get("active_anon", 0) + vals.get("inactive_anon", 0)
+        known = "shmem" in vals and "file_mapped" in vals
+        return {"raw": lru + vals.get("slab_unreclaimable", 0) + vals.get("kernel_stack", 0)
+                + vals.get("sock", 0) + swap, "lru": lru,
+                "shmem": vals["shmem"] if known else None,
+                "mapped": vals["file_mapped"] if known else None, "fallback": False}
+
+    @staticmethod
+    def net(ch):
+        """SPEC 4 memory no kill can free: the footprint leaves out shmem no
+        process maps, measured as shmem - file_mapped (file_mapped counts
+        every mapped file page, shmem included: a lower bound), never
+        more than the anon LRU it sits on; unknown -> nothing left out.
+        -> (footprint, what was left out)"""
+        un = 0
+        if ch["shmem"] is not None and ch["mapped"] is not None:
+            un = max(0, min(ch["shmem"] - ch["mapped"], ch["lru"]))
+        return max(0, ch["raw"] - un), un
+
+    @staticmethod
+    def minus(a, b):
+        out = {"raw": a["raw"] - b["raw"], "lru": a["lru"] - b["lru"], "fallback": a["fallback"]}
+        for k in ("shmem", "mapped"):
+            out[k] = None if a[k] is None or b[k] is None else a[k] - b[k]
+        return out
+
+    def footprint(self, cg):
+        ch = self.charge(cg)
+        return self.net(ch)[0], ch["fallback"]
+
+    def holds_processes(self, cg):
+        """a memcg holding processes (not kernel threads) keeps its own charge"""
+        return any(not self.procs[p].kthread for p in self.members(cg) if p in self.procs)
+
+    def deleg_root(self, cg):
+        """SPEC 7: a section marked delegate = yes (the most specific one
+        setting delegate for this cgroup), or the topmost cgroup whose
+        cgroup.procs a non-root user owns"""
+        v = self._conf(cg, "delegate")
+        if v is not None and v.lower() in ("yes", "true", "1", "on"):
+            return True
+        if cg.procs_owner == 0:
+            return False
+        a = cg.parent
+        while a is not None:
+            if a.procs_owner != 0:
+                return False
+            a = a.parent
+        return True
+
+    def parked(self, r):
+        """SPEC 4: R's own charge minus that of the outermost memcgs inside R
+        that hold processes, the rule no kill can free applied to what is
+        left -> (footprint, unmapped)"""
+        rem = self.charge(r)
+
+        def walk(c):
+            nonlocal rem
+            for k in self.memcg_children(c):
+                if self.holds_processes(k):
+                    rem = self.minus(rem, self.charge(k))
+                else:
+                    walk(k)
+        walk(r)
+        return self.net(rem)
 
     def domain_size(self, d):
         swap_total = self.meminfo.get("SwapTotal", 0) * KiB
@@ -453,19 +524,42 @@ class Tree:
                     "victim": self._kill(d, "process", self.procs[P].cgroup, [P], T)}
 
         # cgroup / tree: pre-order walk
-        entities = []        # [cg, score, order]
+        entities = []        # [cg, footprint, order, has eligible leaf, kind]
         group = None
         order = 0
 
         def inside(c, g):
             return c.path == g.path or c.path.startswith(g.path.rstrip("/") + "/")
 
+        def tree_of(c):
+            """the tree entity c is in: the outermost memcg from D down to c
+            with policy tree and memcg children, or None"""
+            chain = []
+            a = c
+            while a is not None:
+                chain.append(a)
+                if a.path == d.path:
+                    break
+                a = a.parent
+            for a in reversed(chain):
+                if a.path != "/" and self.memcg_children(a) and a.eff["policy"] == "tree":
+                    return a
+            return None
+
+        def parking(c):
+            """SPEC 4: a delegation root strictly inside D; one without memcg
+            children parks nothing (populated, the charge is its own;
+            empty, there is nobody in it to kill)"""
+            return c.path != d.path and self.memcg_children(c) and self.deleg_root(c)
+
+        counted = []         # roots whose parked charge a tree entity holds
+
         def visit(c):
             nonlocal group, order
             kids = self.memcg_children(c)
             if c.path != "/" and not (kids and c.eff["policy"] != "tree"):
                 if group is None or not inside(c, group[0]):
-                    group = [c, 0, order, False]
+                    group = [c, 0, order, False, "tree" if kids else "leaf"]
                     order += 1
                     entities.append(group)
                 if not kids:
@@ -473,24 +567,42 @@ class Tree:
                         fp, _ = self.footprint(c)
                         group[1] += fp
                         group[3] = True
+            t = tree_of(c) if c.path != "/" else None
+            if parking(c) and t is not None and not any(inside(c, r) for r in counted):
+                # rule 1: the tree entity holds what is parked below R
+                group[1] += self.parked(c)[0]
+                counted.append(c)
             for k in kids:
                 visit(k)
+            if parking(c) and t is None:
+                # rule 2: one more entity, walked right after R's subtree
+                fp, _ = self.parked(c)
+                if fp > 0:
+                    pids = self.all_pids(c)
+                    elig = any(self.eligible(p) for p in pids)
+                    entities.append([c, fp, order, elig, "unattributed"])
+                    order += 1
         visit(d)
         ents = [e for e in entities if e[3]]
         ranked = []
-        for cg, fp, o, _ in ents:
+        for cg, fp, o, _, kind in ents:
             score = fp + cg.eff["bias"] * (T // 1000)
-            ranked.append({"cg": cg, "kind": "tree" if self.memcg_children(cg) else "leaf",
-                           "footprint": fp, "score": score, "order": o,
+            ranked.append({"cg": cg, "kind": kind, "footprint": fp, "score": score, "order": o,
                            "tier": TIER[cg.eff["preference"]]})
         if d.path == "/":
             root = d
-            sysfp = ((self.meminfo.get("Active(anon)", 0) + self.meminfo.get("Inactive(anon)", 0)
-                      + self.meminfo.get("SUnreclaim", 0) + self.meminfo.get("KernelStack", 0)
-                      + self.meminfo.get("SwapTotal", 0) - self.meminfo.get("SwapFree", 0)) * KiB
-                     + self.sock_pages * PAGE)
+            mi = self.meminfo
+            lru = (mi.get("Active(anon)", 0) + mi.get("Inactive(anon)", 0)) * KiB
+            sysch = {"raw": lru + (mi.get("SUnreclaim", 0) + mi.get("KernelStack", 0)
+                                   + mi.get("SwapTotal", 0) - mi.get("SwapFree", 0)) * KiB
+                     + self.sock_pages * PAGE,
+                     "lru": lru,
+                     "shmem": mi["Shmem"] * KiB if "Shmem" in mi and "Mapped" in mi else None,
+                     "mapped": mi["Mapped"] * KiB if "Shmem" in mi and "Mapped" in mi else None,
+                     "fallback": False}
             for c in self.memcg_children(root):
-                sysfp -= self.footprint(c)[0]
+                sysch = self.minus(sysch, self.charge(c))
+            sysfp = self.net(sysch)[0]
             rmembers = root.pids if v.get("root_nomem_excluded") else self.members(root)
             info["root_fp"] = sysfp
             if sysfp > 0 and any(self.eligible(p) for p in rmembers) and root.eff["preference"] != "omit":

@@ -165,6 +165,45 @@ static void test_psi_full(void)
 	CHECK(expect_error("[daemon]\npsi_full = 1ms/99999999999999999999s\n", 2, "psi_full duration is out of range"));
 }
 
+/* SPEC 6's kill-storm guard: kill_storm = no | KILLS/WINDOW, in
+ * [daemon] and per [cgroup] (the most specific section decides). */
+static void test_kill_storm(void)
+{
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	cgoom_config_init(&c);
+	CHECK_EQ_INT(c.kill_storm.kills, 3); /* the default, SPEC 6 */
+	CHECK_EQ_U64(c.kill_storm.window_us, 60 * SEC);
+	CHECK_EQ_INT(parse("[daemon]\nkill_storm = 5 / 30s\n[cgroup \"/ci\"]\nkill_storm = no\n"
+			   "[cgroup \"/ci/*\"]\nkill_storm = 64/2h\n",
+			   &c, &e),
+		     0);
+	CHECK_EQ_INT(c.kill_storm.kills, 5);
+	CHECK_EQ_U64(c.kill_storm.window_us, 30 * SEC);
+	CHECK(c.cgroups[0].has_kill_storm && c.cgroups[0].kill_storm.kills == 0);
+	CHECK_EQ_INT(c.cgroups[0].kill_storm_line, 4);
+	const struct cgoom_cgroup_conf *g = cgoom_config_lookup(&c, "/ci/job1", CGOOM_CONF_KILL_STORM);
+	CHECK(g == &c.cgroups[1] && g->kill_storm.kills == 64 && g->kill_storm.window_us == 7200 * SEC);
+	CHECK_EQ_INT(cgoom_conf_line(g, CGOOM_CONF_KILL_STORM), 6);
+	CHECK(!cgoom_config_lookup(&c, "/other", CGOOM_CONF_KILL_STORM));
+	cgoom_config_free(&c);
+	CHECK_EQ_INT(parse("[daemon]\nkill_storm = NO\n", &c, &e), 0);
+	CHECK_EQ_INT(c.kill_storm.kills, 0);
+	cgoom_config_free(&c);
+
+	CHECK(expect_error("[daemon]\nkill_storm = 3\n", 2, "kill_storm must be 'no' or KILLS/WINDOW like 3/1m, got '3'"));
+	CHECK(expect_error("[daemon]\nkill_storm = 3/60\n", 2, "kill_storm must be 'no' or KILLS/WINDOW"));
+	CHECK(expect_error("[daemon]\nkill_storm = x/1m\n", 2, "kill_storm must be 'no' or KILLS/WINDOW"));
+	CHECK(expect_error("[daemon]\nkill_storm = -1/1m\n", 2, "kill_storm must be 'no' or KILLS/WINDOW"));
+	CHECK(expect_error("[daemon]\nkill_storm = /1m\n", 2, "kill_storm must be 'no' or KILLS/WINDOW"));
+	CHECK(expect_error("[daemon]\nkill_storm = 0/1m\n", 2, "kill_storm allows 1 to 64 kills per window (or 'no'), got '0/1m'"));
+	CHECK(expect_error("[daemon]\nkill_storm = 65/1m\n", 2, "kill_storm allows 1 to 64 kills"));
+	CHECK(expect_error("[daemon]\nkill_storm = 99999999999999999999999/1m\n", 2, "kill_storm allows 1 to 64 kills"));
+	CHECK(expect_error("[daemon]\nkill_storm = 3/0s\n", 2, "kill_storm window must be longer than 0"));
+	CHECK(expect_error("[cgroup \"/a\"]\nkill_storm = 3/1m/2m\n", 2, "kill_storm must be 'no' or KILLS/WINDOW"));
+	CHECK(expect_error("[cgroup \"/a\"]\nkill_storm = 3/1m\nkill_storm = 4/1m\n", 3, "already set on line 2"));
+}
+
 static void test_bias(void)
 {
 	CHECK(expect_error("[cgroup \"/a\"]\nbias = 1001\n", 2, "bias must be an integer in -1000..1000, got '1001'"));
@@ -355,6 +394,7 @@ int main(void)
 		TAP(test_durations),
 		TAP(test_duration_errors_in_config),
 		TAP(test_psi_full),
+		TAP(test_kill_storm),
 		TAP(test_bias),
 		TAP(test_error_unknown_key),
 		TAP(test_error_unknown_section),

@@ -169,6 +169,64 @@ static void test_notes_in_order(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* SPEC 4 / 8: kind "unattributed" in JSON and text (the KIND column
+ * widens only then), what it is in words, and the shmem no process maps
+ * left out, said when it matters (1 MiB and more) */
+static void test_unattributed_and_unmapped(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/u", 201);
+	sb_cg(&s, "/u/m2", 1);
+	int t = sb_cg(&s, "/t", 310);
+	s.cgroups[t].stat.shmem = 300 * MiB;
+	s.cgroups[t].stat.present |= CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED;
+	sb_proc(&s, 901, "/u/m2", 1, 0);
+	sb_proc(&s, 902, "/t", 10, 0);
+	struct cgoom_config c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n[cgroup \"/u\"]\ndelegate = yes\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/");
+	struct cgoom_strbuf b = { 0 };
+	cgoom_explain_json(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "{\"cgroup\": \"/u\", \"kind\": \"unattributed\", \"footprint\": 209715200") != NULL);
+	CHECK(strstr(b.buf, "\"victim\": {\"cgroup\": \"/u\", \"kind\": \"unattributed\", \"process\": 901") != NULL);
+	CHECK(strstr(b.buf, "\"unmapped_shmem\": 314572800") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_explain_text(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "  RANK KIND         CGROUP") != NULL);
+	CHECK(strstr(b.buf, ">    1 unattributed /u ") != NULL);
+	CHECK(strstr(b.buf, "     2 leaf         /t ") != NULL);
+	CHECK(strstr(b.buf, "(charge below it no cgroup holding processes accounts for)") != NULL);
+	CHECK(strstr(b.buf, "(300.0 MiB of unmapped shmem left out)") != NULL);
+	CHECK(strstr(b.buf, "(footprints leave out 300.0 MiB of shmem and tmpfs no process maps: no kill frees it)") != NULL);
+	CHECK(strstr(b.buf, "the footprint is charge below delegation root /u that no cgroup holding processes "
+			    "accounts for") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_decision_free(&d);
+	/* a few KiB of shmem (a memfd, an IPC segment): in the JSON, not in words */
+	s.cgroups[t].stat.shmem = 10 * MiB + 8192;
+	s.cgroups[t].stat.file_mapped = 10 * MiB;
+	d = sb_select(&s, "/");
+	cgoom_explain_json(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "\"unmapped_shmem\": 8192") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_explain_text(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "unmapped shmem") == NULL && strstr(b.buf, "leave out") == NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_decision_free(&d);
+	/* no unattributed row: the KIND column stays "process" wide */
+	cgoom_config_free(&c);
+	c = cfg_of("[cgroup \"/\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	d = sb_select(&s, "/");
+	cgoom_explain_text(&b, &s, &sb_set, &d);
+	CHECK(strstr(b.buf, "  RANK KIND    CGROUP") != NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -180,6 +238,7 @@ int main(void)
 		TAP(test_subtree_iteration),
 		TAP(test_setting_source_text),
 		TAP(test_notes_in_order),
+		TAP(test_unattributed_and_unmapped),
 		{ 0 },
 	});
 }

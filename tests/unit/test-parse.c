@@ -16,7 +16,8 @@ static void test_memstat_real_61(void)
 	CHECK_EQ_U64(m.unevictable, 12288);
 	CHECK_EQ_U64(m.pagetables, 1228800);
 	CHECK_EQ_U64(m.shmem, 0);
-	CHECK_EQ_INT(m.present, 0x3ff); /* every tracked key, shmem and pagetables too */
+	CHECK_EQ_U64(m.file_mapped, 20971520);
+	CHECK_EQ_INT(m.present, 0x7ff); /* every tracked key, shmem, pagetables, file_mapped too */
 }
 
 static void test_memstat_minimal(void)
@@ -282,7 +283,9 @@ static void test_meminfo_real(void)
 	CHECK_EQ_U64(mi.inactive_anon, 6912ull * 1024);
 	CHECK_EQ_U64(mi.sunreclaim, 23456ull * 1024);
 	CHECK_EQ_U64(mi.kernel_stack, 1524ull * 1024);
-	CHECK_EQ_INT(mi.present, 0x1ff);
+	CHECK_EQ_U64(mi.shmem, 9568ull * 1024);
+	CHECK_EQ_U64(mi.mapped, 11244ull * 1024);
+	CHECK_EQ_INT(mi.present, 0x7ff);
 }
 
 static void test_meminfo_minimal(void)

@@ -200,6 +200,35 @@ static void test_deferred_xattrs(void)
 	lazy_cleanup();
 }
 
+/* cgroup.procs owners as the full read sees them: a cgroup with
+ * children is read whole, and a deferred leaf's is not looked at (it
+ * has no children: nothing is parked in it), not even after its body is
+ * read, so both reads give the same snapshot. */
+static void test_deferred_procs_owner(void)
+{
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "5000000\n");
+	mkcg("/u", true, "");
+	memory_below("/u");
+	leaf("/u/b", 501, 1024, "5000000\n");
+	if (geteuid() != 0) {
+		lazy_cleanup();
+		SKIP("chown needs root");
+	}
+	CHECK(chown(at("cg/a/cgroup.procs"), 1000, 1000) == 0);
+	CHECK(chown(at("cg/u/cgroup.procs"), 1000, 1000) == 0);
+	CHECK(chown(at("cg/u/b/cgroup.procs"), 1000, 1000) == 0);
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(cg("/a")->deferred && cg("/u/b")->deferred);
+	CHECK(!cg("/a")->raw.procs_user_owned);
+	CHECK(cg("/u")->raw.procs_user_owned);
+	CHECK(!cg("/u/b")->raw.procs_user_owned);
+	CHECK_EQ_INT(cgoom_snapshot_expand(g_rd, &g_snap, (int[]){ idx("/a") }, 1), 0);
+	CHECK(!cg("/a")->deferred && !cg("/a")->raw.procs_user_owned);
+	lazy_cleanup();
+}
+
 /* Leaves with footprints 1..n MiB in random-ish order, memory.current a
  * little above: the lazy answer is the full one, with fewer reads. */
 static void test_same_answer_as_full(void)
@@ -380,6 +409,7 @@ int main(void)
 		TAP(test_vanished_before_expand),
 		TAP(test_cwd_restored),
 		TAP(test_deferred_xattrs),
+		TAP(test_deferred_procs_owner),
 		TAP(test_same_answer_as_full),
 		TAP(test_broken_bound_reads_everything),
 		TAP(test_grown_leaf_reread_alone),

@@ -245,6 +245,40 @@ static void test_owner(void)
 	CHECK(!cg("/user")->raw.owner_is_root);
 }
 
+/* SPEC 7: the topmost cgroups whose cgroup.procs a user owns; below
+ * one, nothing more is looked at, and a childless cgroup (where SPEC 4
+ * parks nothing) is not looked at either. */
+static void test_procs_owner(void)
+{
+	fx_new();
+	mkcg("/u", true, "");
+	mkcg("/u/a", true, "");
+	mkcg("/u/a/b", true, "");
+	mkcg("/w", true, "");
+	mkcg("/w/x", true, "");
+	mkcg("/w/x/y", true, "");
+	mkcg("/v", true, "");
+	mkcg("/v/c", true, "");
+	mkcg("/leaf", true, "");
+	if (geteuid() != 0) {
+		fx_cleanup();
+		SKIP("chown needs root");
+	}
+	CHECK(chown(at("cg/u/cgroup.procs"), 1000, 1000) == 0);
+	CHECK(chown(at("cg/u/a/cgroup.procs"), 1000, 1000) == 0);
+	CHECK(chown(at("cg/w/x/cgroup.procs"), 1001, 1001) == 0);
+	CHECK(chown(at("cg/v"), 1000, 1000) == 0); /* the directory alone is not enough */
+	CHECK(chown(at("cg/leaf/cgroup.procs"), 1000, 1000) == 0);
+	CHECK_EQ_INT(fx_read(), 0);
+	CHECK(!cg("/")->raw.procs_user_owned);
+	CHECK(cg("/u")->raw.procs_user_owned);
+	CHECK(!cg("/u/a")->raw.procs_user_owned); /* not topmost */
+	CHECK(!cg("/w")->raw.procs_user_owned);
+	CHECK(cg("/w/x")->raw.procs_user_owned);
+	CHECK(!cg("/v")->raw.procs_user_owned);
+	CHECK(!cg("/leaf")->raw.procs_user_owned); /* childless: not looked at */
+}
+
 static void test_processes(void)
 {
 	const struct cgoom_process *p;
@@ -358,6 +392,7 @@ int main(void)
 		TAP(test_xattrs),
 		TAP(test_xattr_invalid),
 		TAP(test_owner),
+		TAP(test_procs_owner),
 		TAP(test_processes),
 		TAP(test_kthread_zombie),
 		TAP(test_malformed_pid_files),

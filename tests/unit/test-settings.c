@@ -88,6 +88,42 @@ static void test_delegation(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* SPEC 7: delegation roots are delegate = yes sections (patterns too)
+ * and the cgroups the reader marks as the topmost with a user-owned
+ * cgroup.procs; ownership grants no user.cgoom.* settings. */
+static void test_deleg_roots(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	int users = sb_cg(&s, "/users", 0);
+	int u1 = sb_cg(&s, "/users/u1", 0);
+	int pods = sb_cg(&s, "/pods", 0);
+	int p1 = sb_cg(&s, "/pods/p1", 0);
+	int home = sb_cg(&s, "/home", 0);
+	int off = sb_cg(&s, "/off", 0);
+	s.cgroups[home].raw.procs_user_owned = true;
+	s.cgroups[home].raw.has_user_pref = true;
+	s.cgroups[home].raw.user_pref = CGOOM_PREF_PREFER; /* not delegated: ignored */
+	s.cgroups[off].raw.procs_user_owned = true;
+	struct cgoom_config c = cfg_of("[cgroup \"/users\"]\ndelegate = yes\n"
+				       "[cgroup \"/pods/*\"]\ndelegate = yes\n"
+				       "[cgroup \"/off\"]\ndelegate = no\n");
+	sb_done(&s, &c);
+	CHECK_EQ_INT(sb_set.cgroups[0].deleg_root, CGOOM_DELEG_ROOT_NO);
+	CHECK_EQ_INT(sb_set.cgroups[users].deleg_root, CGOOM_DELEG_ROOT_CONFIG);
+	CHECK_EQ_INT(sb_set.cgroups[u1].deleg_root, CGOOM_DELEG_ROOT_NO);
+	CHECK_EQ_INT(sb_set.cgroups[pods].deleg_root, CGOOM_DELEG_ROOT_NO);
+	CHECK_EQ_INT(sb_set.cgroups[p1].deleg_root, CGOOM_DELEG_ROOT_CONFIG);
+	CHECK_EQ_INT(sb_set.cgroups[home].deleg_root, CGOOM_DELEG_ROOT_OWNER);
+	CHECK(!sb_set.cgroups[home].delegated);
+	CHECK_EQ_INT(sb_set.cgroups[home].pref.value, CGOOM_PREF_NONE);
+	/* delegate = no turns off what the config grants, not what owning
+	 * cgroup.procs makes possible */
+	CHECK_EQ_INT(sb_set.cgroups[off].deleg_root, CGOOM_DELEG_ROOT_OWNER);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 static void test_delegatee_bias_max(void)
 {
 	struct cgoom_snapshot s;
@@ -374,6 +410,7 @@ int main(void)
 		TAP(test_inherited_policy),
 		TAP(test_omit_is_absolute),
 		TAP(test_delegation),
+		TAP(test_deleg_roots),
 		TAP(test_delegatee_bias_max),
 		TAP(test_systemd_xattrs),
 		TAP(test_precedence_trusted_over_config),

@@ -72,8 +72,8 @@ oom_policy = cgroup
 delegate = yes
 oom_policy = tree
 CONF
-# a small holder stays in m1 so that m1 counts (an empty leaf's charge
-# counts for nothing, SPEC 4: see tests/vm/repro/charge-parking.sh)
+# a small holder stays in m1 so that m1 keeps its charge as a leaf: this
+# tests the move during selection; parking itself is charge-parking's
 uhog holder /top/u/a/m1 10
 k=1
 while [ $k -le 3 ]; do

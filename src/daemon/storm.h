@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * SPEC 6: kill accounting and the kill-storm guard, as pure functions
+ * of numbers and the time passed in (STYLE 13): no syscalls, no clock,
+ * no logging. storm-act.c reads the domain, asks these, and reports.
+ *
+ * The guard: at most `kills` kills in a domain within any `window`
+ * (config kill_storm, default 3/1m). Past that it holds back, unless
+ * the domain is still heading for the kernel's OOM and the kill would
+ * free memory: then it never holds (a storm is kills that free nothing
+ * while nothing grows; a leak that keeps growing must still be stopped,
+ * however many kills it takes).
+ *
+ * Accounting: what a domain freed over a kill (its memory in use, swap
+ * included, before the signal and once the victims are gone) against
+ * what the kill promised (cgoom_kill_promise()); "far less" is said in
+ * words.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgoom/config.h"
+#include "cgoom/trigger.h"
+
+struct storm_state {
+	uint64_t kill_us[CGOOM_STORM_KILLS_MAX]; /* ring: the latest kills' times */
+	unsigned n, next;                        /* kills recorded (<= MAX), next slot */
+	/* holding back: since when, and what the log said last */
+	bool holding;
+	uint64_t hold_since_us, hold_logged_us;
+	uint64_t held;        /* triggers held back in this episode */
+	uint64_t held_logged; /* ... of which the last log line counted */
+	/* the kill being accounted, from its signal to its end */
+	bool pending;
+	uint64_t level_before, expected;
+	uint64_t last_freed, last_expected; /* the last kill accounted, for the words */
+};
+
+enum storm_verdict {
+	STORM_ALLOW,         /* under the limit (or no limit) */
+	STORM_ALLOW_HEADING, /* over the limit, but heading for OOM and a kill frees memory */
+	STORM_HOLD,          /* over the limit: hold back */
+};
+
+/* Kills recorded within the window that ends at now (the window is
+ * (now - window, now]). */
+unsigned storm_recent(const struct storm_state *st, const struct cgoom_storm *p, uint64_t now);
+
+/* The verdict for a kill now. frees: the kill would free memory (its
+ * promise is > 0); pass true while that is not known yet (a check
+ * before the decision holds only when not heading). */
+enum storm_verdict storm_check(const struct storm_state *st, const struct cgoom_storm *p,
+			       uint64_t now, bool heading, bool frees);
+
+/* When a kill stops counting towards the limit again: the time the
+ * oldest of the last `kills` kills leaves the window; now when under
+ * the limit. */
+uint64_t storm_free_at(const struct storm_state *st, const struct cgoom_storm *p, uint64_t now);
+
+/* A kill went out at now (signalled), promising `expected` bytes with
+ * the domain at `level_before` bytes in use: counted and accounted. */
+void storm_record_kill(struct storm_state *st, uint64_t now, uint64_t level_before,
+		       uint64_t expected);
+
+/* A trigger held back at now. Returns whether to say so in the log, as
+ * the number of triggers held back since the last line (this one
+ * included), 0 for not now: the first one of an episode says so at
+ * once, later ones at most once per every_us. */
+uint64_t storm_hold(struct storm_state *st, uint64_t now, uint64_t every_us);
+/* The guard let a kill through: an episode of holding ends. */
+void storm_release(struct storm_state *st);
+
+/* What the trigger said about where the domain is going. */
+struct storm_signs {
+	enum cgoom_trigger kind;
+	uint64_t rate;         /* growth of the memory in use, bytes/s (decays to 0 without growth) */
+	uint64_t headroom;     /* bytes from there to the line */
+	uint64_t kernel_kills; /* the kernel OOM-killed in the domain since the last sample */
+};
+/* Whether the domain is still heading for the kernel's OOM: the kernel
+ * is killing there already; or the trigger is one that only fires while
+ * allocations fail or stall (reclaim failing at memory.max, throttled in
+ * the guard band, swap filling under a stall, thrashing, and any kind
+ * this file does not know);
+ * or, for the level triggers (unreclaimable memory, MemAvailable), the
+ * memory in use grows and would reach the line within horizon_us. A
+ * level at its line that does not move is not heading anywhere: nothing
+ * is allocating, the kernel has nothing to OOM-kill for. */
+bool storm_heading(const struct storm_signs *s, uint64_t horizon_us);
+
+/* Bytes freed between two readings of memory in use (0 if it grew). */
+uint64_t storm_freed(uint64_t before, uint64_t after);
+/* Whether a kill freed far less than promised: under half of it, and
+ * short by at least STORM_SHORT_MIN bytes (smaller gaps are the noise
+ * of page cache and of other processes growing meanwhile). */
+#define STORM_SHORT_MIN (16ull << 20)
+bool storm_short(uint64_t expected, uint64_t freed);

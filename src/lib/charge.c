@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a footprint is made of (SPEC 4): the charge of a memcg as the
+ * parts the footprint formula adds, the shmem no process maps that it
+ * leaves out, and the charge parked below a delegation root that no
+ * memcg holding processes accounts for.
+ *
+ * Memory no kill can free. shmem and tmpfs pages live on the anon LRU
+ * lists, which the footprint counts, but a kill frees only what dies
+ * with a process: a tmpfs file, a SysV segment not yet removed, a
+ * memfd someone still holds, stay charged. cgoom leaves out
+ *     min(max(0, shmem - file_mapped), active_anon + inactive_anon)
+ * of each memory.stat, and argues for it so:
+ *  - shmem (NR_SHMEM) is the resident shmem and tmpfs charged to the
+ *    memcg; file_mapped (NR_FILE_MAPPED) the file pages, shmem
+ *    included, that some page table maps. So shmem - file_mapped is at
+ *    most the shmem nobody maps: a lower bound. What it misses (page
+ *    cache mapped by the processes, binaries and libraries, hides as
+ *    much unmapped shmem) stays in the footprint: the error can make an
+ *    entity look larger, never hide memory a kill would free. A larger
+ *    look is what kill accounting and the kill-storm guard (SPEC 6)
+ *    catch; a hidden one would let an innocent die.
+ *  - shmem that is mapped stays in, as the kernel's oom_badness counts
+ *    it (RssShmem): killing its last mapper frees it when nothing else
+ *    holds it (anonymous shared memory).
+ *  - Not the processes' RssShmem: it counts a shared page once per
+ *    process mapping it, counts pages charged to other memcgs (a page is
+ *    charged where it was first touched), needs every process read
+ *    (branch and bound reads processes only for the front runners) and
+ *    knows nothing of removed memcgs, which have none. memory.stat is
+ *    the footprint's own source, hierarchical like it, and read anyway.
+ *  - The cap: SHM_LOCKed or mlocked shmem is on the unevictable list,
+ *    which the footprint does not count, so it is not taken off either.
+ *  - Not measurable, so kept in: shmem swapped out (in
+ *    memory.swap.current, which nothing splits), and everything of a
+ *    memcg whose memory.stat is unreadable (its fallback, an upper
+ *    bound). A memcg known only by its bound keeps its bound: the rule
+ *    only takes away, so the bound stays an upper bound, and the exact
+ *    figure comes with memory.stat when the plan reads it.
+ *  - A remainder (the root's own share, a delegation root's parked
+ *    charge) applies the rule to the remainder of each counter, not to
+ *    the difference of footprints: max() does not distribute, and one
+ *    memcg's mapped page cache must not hide another's unmapped shmem.
+ */
+#include "lib/select-internal.h"
+
+static int64_t s64(uint64_t v)
+{
+	return sel_s64(v);
+}
+
+static void charge_of_stat(const struct cgoom_memstat *m, uint64_t swap_current, struct sel_charge *v)
+{
+	uint64_t lru = sel_add(m->active_anon, m->inactive_anon);
+	uint64_t f = sel_add(lru, m->slab_unreclaimable);
+	f = sel_add(f, m->kernel_stack);
+	f = sel_add(f, m->sock);
+	f = sel_add(f, swap_current);
+	v->raw = s64(f);
+	v->lru = s64(lru);
+	v->shmem = s64(m->shmem);
+	v->mapped = s64(m->file_mapped);
+	v->shmem_known = (m->present & (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED)) ==
+			 (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED);
+}
+
+uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current)
+{
+	struct sel_charge v = { 0 };
+	charge_of_stat(m, swap_current, &v);
+	return sel_charge_footprint(&v);
+}
+
+void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret)
+{
+	const struct cgoom_cgroup *c = &s->cgroups[i];
+	struct sel_charge v = { 0 };
+	if (c->stat_deferred) {
+		/* not read yet: its bound (cgoom_candidate.bounded says so) */
+		v.raw = s64(cgoom_memcg_bound(s, i));
+		v.bounded = true;
+	} else if (c->stat_ok) {
+		charge_of_stat(&c->stat, c->swap_current, &v);
+	} else {
+		/* an upper bound: never under-reports a cgroup whose stats are bad */
+		v.raw = s64(sel_add(c->current_ok ? c->current : 0, c->swap_current));
+		v.fallback = true;
+	}
+	*ret = v;
+}
+
+void sel_charge_sub(struct sel_charge *a, const struct sel_charge *b)
+{
+	a->raw = sel_add_s(a->raw, -b->raw);
+	a->lru = sel_add_s(a->lru, -b->lru);
+	a->shmem = sel_add_s(a->shmem, -b->shmem);
+	a->mapped = sel_add_s(a->mapped, -b->mapped);
+	a->shmem_known &= b->shmem_known;
+	a->fallback |= b->fallback;
+}
+
+uint64_t sel_charge_unmapped(const struct sel_charge *c)
+{
+	if (!c->shmem_known || c->bounded)
+		return 0;
+	int64_t u = sel_add_s(c->shmem, -c->mapped);
+	if (u > c->lru)
+		u = c->lru;
+	return u > 0 ? (uint64_t)u : 0;
+}
+
+uint64_t sel_charge_footprint(const struct sel_charge *c)
+{
+	int64_t f = sel_add_s(c->raw, -(int64_t)sel_charge_unmapped(c));
+	return f > 0 ? (uint64_t)f : 0;
+}
+
+uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback)
+{
+	struct sel_charge v;
+	sel_charge_of(s, i, &v);
+	if (ret_fallback)
+		*ret_fallback = v.fallback;
+	return sel_charge_footprint(&v);
+}
+
+uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i)
+{
+	struct sel_charge v;
+	sel_charge_of(s, i, &v);
+	return sel_charge_unmapped(&v);
+}
+
+bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int m,
+		       bool *ret_any)
+{
+	bool eligible = false, any = false;
+	int k;
+	if (s->cgroups[m].deferred) {
+		/* processes not read: eligible for all we know, unless omitted */
+		*ret_any = true;
+		return set->cgroups[m].pref.value != CGOOM_PREF_OMIT;
+	}
+	for (size_t it = cgoom_subtree_begin(s, m); cgoom_subtree_next(s, m, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (s->cgroups[p->cgroup].memcg != m || p->kthread)
+			continue;
+		any = true;
+		if (!sel_ineligible_why(s, set, p, NULL)) {
+			eligible = true;
+			break;
+		}
+	}
+	*ret_any = any;
+	return eligible;
+}
+
+/*
+ * SPEC 4 "unattributed charge": R's own charge minus that of the
+ * outermost memcgs inside R that hold processes (eligible or not: a
+ * populated memcg keeps its own charge, and its footprint covers its
+ * descendants'). What is left is the charge of R's empty and removed
+ * memcgs and what was reparented to R's inner memcgs. A deferred memcg
+ * (branch and bound) may or may not hold processes: it is not taken
+ * off, which makes the result an upper bound (bounded), and unchecked
+ * until its body is read; an upper bound leaves out no shmem either.
+ */
+void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int r,
+		struct sel_parked *ret)
+{
+	struct sel_parked p = { 0 };
+	struct sel_charge rem;
+	sel_charge_of(s, r, &rem);
+	p.fallback = rem.fallback;
+	size_t pos = (size_t)s->prepos[r];
+	for (size_t k = pos + 1; sel_in_subtree(s, r, k); k++) {
+		int m = s->preorder[k];
+		const struct cgoom_cgroup *c = &s->cgroups[m];
+		if (c->memcg != m)
+			continue;
+		bool any;
+		bool eligible = sel_memcg_members(s, set, m, &any);
+		if (c->deferred) {
+			rem.bounded = true;
+			p.unchecked = true;
+			p.eligible |= eligible;
+			continue;
+		}
+		if (!any)
+			continue;
+		struct sel_charge mc;
+		sel_charge_of(s, m, &mc);
+		sel_charge_sub(&rem, &mc);
+		while (sel_in_subtree(s, m, k + 1))
+			k++; /* its footprint covers its subtree */
+	}
+	/* the processes the entity would kill from: all of R's subtree */
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, r); cgoom_subtree_next(s, r, &it, &k);) {
+		const struct cgoom_process *q = &s->procs[k];
+		if (q->kthread)
+			continue;
+		p.any = true;
+		if (!sel_ineligible_why(s, set, q, NULL))
+			p.eligible = true;
+	}
+	p.any |= p.unchecked;
+	p.bounded = rem.bounded;
+	p.fallback |= rem.fallback;
+	p.unmapped = sel_charge_unmapped(&rem);
+	p.footprint = sel_charge_footprint(&rem);
+	*ret = p;
+}
+
+uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_decision *d)
+{
+	if (!d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates)
+		return 0;
+	uint64_t sum = 0;
+	for (size_t i = 0; i < d->n_pids; i++)
+		for (size_t k = 0; k < s->n_procs; k++) {
+			const struct cgoom_process *p = &s->procs[k];
+			if (p->pid != d->pids[i])
+				continue;
+			sum = sel_add(sum, sel_add(sel_add(p->rss, p->swap), p->pte));
+			break;
+		}
+	uint64_t fp = d->candidates[d->victim].footprint;
+	return sum < fp ? sum : fp;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* SPEC 6's kill-storm guard and kill accounting (src/daemon/storm.c) on a
+ * fake clock: the limit per window, the window sliding, never holding
+ * while the domain heads for the kernel's OOM and a kill frees memory,
+ * the hold's log rate, and what counts as freeing far less. */
+#include <string.h>
+
+#include "storm.h"
+#include "tap.h"
+
+#define S (1000000ull)
+#define MiB (1ull << 20)
+
+static const struct cgoom_storm LIMIT = { .kills = 3, .window_us = 60 * S };
+
+static void test_under_limit_allows(void)
+{
+	struct storm_state st = { 0 };
+	uint64_t t = 1000 * S;
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_INT(storm_check(&st, &LIMIT, t, false, true), STORM_ALLOW);
+		storm_record_kill(&st, t, 500 * MiB, 100 * MiB);
+		t += 5 * S;
+	}
+	CHECK_EQ_INT(storm_recent(&st, &LIMIT, t), 3);
+	/* the fourth within the minute: held, as nothing heads for the OOM */
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, t, false, true), STORM_HOLD);
+	/* a kill that frees nothing is held even while heading */
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, t, true, false), STORM_HOLD);
+	/* heading for the OOM with memory to free: never held */
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, t, true, true), STORM_ALLOW_HEADING);
+}
+
+static void test_window_slides(void)
+{
+	struct storm_state st = { 0 };
+	storm_record_kill(&st, 100 * S, 0, 0);
+	storm_record_kill(&st, 110 * S, 0, 0);
+	storm_record_kill(&st, 120 * S, 0, 0);
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, 159 * S, false, true), STORM_HOLD);
+	/* the first kill leaves the window 60 s after it: (now - 60 s, now] */
+	CHECK_EQ_U64(storm_free_at(&st, &LIMIT, 159 * S), 160 * S);
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, 160 * S - 1, false, true), STORM_HOLD);
+	CHECK_EQ_INT(storm_check(&st, &LIMIT, 160 * S, false, true), STORM_ALLOW);
+	CHECK_EQ_INT(storm_recent(&st, &LIMIT, 160 * S), 2);
+	CHECK_EQ_U64(storm_free_at(&st, &LIMIT, 160 * S), 160 * S);
+	CHECK_EQ_INT(storm_recent(&st, &LIMIT, 181 * S), 0);
+}
+
+static void test_no_limit_and_one(void)
+{
+	struct storm_state st = { 0 };
+	const struct cgoom_storm off = { 0 }, one = { .kills = 1, .window_us = 10 * S };
+	for (int i = 0; i < 200; i++)
+		storm_record_kill(&st, (uint64_t)i * S, 0, 0);
+	CHECK_EQ_INT(st.n, CGOOM_STORM_KILLS_MAX); /* the ring keeps the latest */
+	CHECK_EQ_INT(storm_check(&st, &off, 200 * S, false, false), STORM_ALLOW);
+	CHECK_EQ_INT(storm_check(&st, &one, 200 * S, false, true), STORM_HOLD);
+	CHECK_EQ_INT(storm_check(&st, &one, 209 * S + 1, false, true), STORM_ALLOW);
+	/* the limit at the ring's size still counts every kill in it */
+	const struct cgoom_storm max = { .kills = CGOOM_STORM_KILLS_MAX, .window_us = 1000 * S };
+	CHECK_EQ_INT(storm_recent(&st, &max, 200 * S), CGOOM_STORM_KILLS_MAX);
+	CHECK_EQ_INT(storm_check(&st, &max, 200 * S, false, true), STORM_HOLD);
+	CHECK_EQ_U64(storm_free_at(&st, &max, 200 * S), (200 - CGOOM_STORM_KILLS_MAX) * S + 1000 * S);
+}
+
+static void test_hold_log_rate(void)
+{
+	struct storm_state st = { 0 };
+	uint64_t t = 50 * S;
+	CHECK_EQ_U64(storm_hold(&st, t, 10 * S), 1); /* the first hold says so */
+	CHECK_EQ_U64(storm_hold(&st, t + 1 * S, 10 * S), 0);
+	CHECK_EQ_U64(storm_hold(&st, t + 9 * S, 10 * S), 0);
+	/* then once per interval, with the count since the last line */
+	CHECK_EQ_U64(storm_hold(&st, t + 10 * S, 10 * S), 3);
+	CHECK_EQ_U64(storm_hold(&st, t + 11 * S, 10 * S), 0);
+	CHECK_EQ_U64(storm_hold(&st, t + 20 * S, 10 * S), 2);
+	CHECK_EQ_U64(st.hold_since_us, t);
+	storm_release(&st);
+	CHECK(!st.holding && st.held == 0);
+	CHECK_EQ_U64(storm_hold(&st, t + 21 * S, 10 * S), 1); /* a new episode says so at once */
+	CHECK_EQ_U64(st.hold_since_us, t + 21 * S);
+}
+
+static void test_record_accounts(void)
+{
+	struct storm_state st = { 0 };
+	CHECK(!st.pending);
+	storm_record_kill(&st, 5 * S, 700 * MiB, 200 * MiB);
+	CHECK(st.pending);
+	CHECK_EQ_U64(st.level_before, 700 * MiB);
+	CHECK_EQ_U64(st.expected, 200 * MiB);
+}
+
+static void test_heading(void)
+{
+	struct storm_signs s = { .kind = CGOOM_TRIGGER_UNRECLAIMABLE };
+	/* a level at its line that does not move: nothing allocates */
+	CHECK(!storm_heading(&s, 60 * S));
+	/* growing: at 1 MiB/s, 30 MiB from the line is within a minute */
+	s.rate = 1 * MiB;
+	s.headroom = 30 * MiB;
+	CHECK(storm_heading(&s, 60 * S));
+	s.headroom = 61 * MiB;
+	CHECK(!storm_heading(&s, 60 * S));
+	CHECK(storm_heading(&s, 61 * S + S / 2));
+	s.headroom = 0;
+	CHECK(storm_heading(&s, 60 * S));
+	s.rate = UINT64_MAX;
+	s.headroom = UINT64_MAX - 1;
+	CHECK(storm_heading(&s, 60 * S)); /* no overflow */
+	/* the kernel killing there: heading, whatever the level does */
+	s = (struct storm_signs){ .kind = CGOOM_TRIGGER_MEMORY, .kernel_kills = 1 };
+	CHECK(storm_heading(&s, 60 * S));
+	s.kernel_kills = 0;
+	CHECK(!storm_heading(&s, 60 * S));
+	/* triggers that fire only while allocations fail or stall */
+	enum cgoom_trigger k[] = { CGOOM_TRIGGER_MAX, CGOOM_TRIGGER_HIGH, CGOOM_TRIGGER_SWAP,
+				   CGOOM_TRIGGER_THRASH, (enum cgoom_trigger)CGOOM_TRIGGER_N_ };
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		s = (struct storm_signs){ .kind = k[i] };
+		CHECK(storm_heading(&s, 60 * S));
+	}
+}
+
+static void test_accounting(void)
+{
+	CHECK_EQ_U64(storm_freed(500 * MiB, 300 * MiB), 200 * MiB);
+	CHECK_EQ_U64(storm_freed(300 * MiB, 500 * MiB), 0); /* it grew */
+	/* far less: under half and short by 16 MiB or more */
+	CHECK(storm_short(310 * MiB, 10 * MiB));
+	CHECK(!storm_short(310 * MiB, 160 * MiB));
+	CHECK(!storm_short(20 * MiB, 5 * MiB)); /* under half, but only 15 MiB short */
+	CHECK(storm_short(20 * MiB, 4 * MiB));  /* 16 MiB short */
+	CHECK(!storm_short(10 * MiB, 0));      /* small kills are in the noise */
+	CHECK(!storm_short(0, 0));
+	CHECK(!storm_short(100 * MiB, 500 * MiB));
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_under_limit_allows),
+		TAP(test_window_slides),
+		TAP(test_no_limit_and_one),
+		TAP(test_hold_log_rate),
+		TAP(test_record_accounts),
+		TAP(test_heading),
+		TAP(test_accounting),
+		{ 0 },
+	});
+}
