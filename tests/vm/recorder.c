@@ -2,7 +2,7 @@
  * the trigger unit tests (replayed as fixtures).
  *
  *   recorder run OUT [--interval-ms N] [--cgroup DIR]... [--children DIR]...
- *                    [--watch LABEL=PID]...
+ *                    [--watch LABEL=PID]... [--watch-file FILE]
  *       Every N ms (default 100) appends one block to OUT:
  *           @ T_MS
  *           == /proc/meminfo
@@ -22,11 +22,15 @@
  *       "# T_MS kernel oom_kill +D total N" follows the block; when a
  *       watched process (a pidfd each) has exited, "# T_MS exit LABEL PID"
  *       (T_MS: the sample that saw it, so within one interval).
+ *       --watch-file FILE: lines "LABEL PID" appended to FILE later are
+ *       watched from the next sample on (processes started after the
+ *       recorder).
  *       SIGTERM or SIGINT: the last blocks are written, "# T_MS end
  *       blocks N dropped N late_max_ms N" closes the file, exit 0.
- *   recorder mark OUT TEXT...
- *       append "# T_MS TEXT" (T_MS against OUT's start line), in one
- *       write(2) with O_APPEND, so it never lands inside a block.
+ *   recorder mark OUT [--at-mono MS] TEXT...
+ *       append "# T_MS TEXT" (T_MS against OUT's start line: now, or the
+ *       CLOCK_MONOTONIC time MS, e.g. a probe round's), in one write(2)
+ *       with O_APPEND, so it never lands inside a block.
  *
  * Sampling never waits for the disk: blocks go through a ring of 8 MiB
  * (about 30 s of blocks) to a writer thread; when the ring is full a
@@ -227,6 +231,8 @@ static int cmd_run(int argc, char **argv)
 	const char *cgs[MAXCG], *kids[MAXCG];
 	struct watched w[MAXCG];
 	int ncg = 0, nkids = 0, nw = 0;
+	const char *wfile = NULL;
+	long long wfile_off = 0;
 	long long interval = 100;
 	for (int i = 3; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--interval-ms"))
@@ -235,6 +241,8 @@ static int cmd_run(int argc, char **argv)
 			cgs[ncg++] = argv[i + 1];
 		else if (!strcmp(argv[i], "--children") && nkids < MAXCG)
 			kids[nkids++] = argv[i + 1];
+		else if (!strcmp(argv[i], "--watch-file"))
+			wfile = argv[i + 1];
 		else if (!strcmp(argv[i], "--watch") && nw < MAXCG && strchr(argv[i + 1], '=')) {
 			const char *eq = strchr(argv[i + 1], '=');
 			snprintf(w[nw].label, sizeof(w[nw].label), "%.*s", (int)(eq - argv[i + 1]), argv[i + 1]);
@@ -298,6 +306,30 @@ static int cmd_run(int argc, char **argv)
 			if (d)
 				closedir(d);
 		}
+		if (wfile) {
+			/* new "LABEL PID" lines since the last sample */
+			int fd = open(wfile, O_RDONLY | O_CLOEXEC);
+			char buf[4096], label[64];
+			ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, wfile_off) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (n > 0) {
+				buf[n] = 0;
+				char *line = buf, *nl;
+				while ((nl = strchr(line, '\n'))) {
+					long pid;
+					*nl = 0;
+					if (nw < MAXCG && sscanf(line, "%63s %ld", label, &pid) == 2) {
+						snprintf(w[nw].label, sizeof(w[nw].label), "%s", label);
+						w[nw].pid = pid;
+						w[nw].fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+						nw++;
+					}
+					wfile_off += nl + 1 - line;
+					line = nl + 1;
+				}
+			}
+		}
 		for (int i = 0; i < nw; i++) {
 			struct pollfd pf = { .fd = w[i].fd, .events = POLLIN };
 			if (w[i].fd == -2)
@@ -358,8 +390,14 @@ static int cmd_mark(int argc, char **argv)
 		fprintf(stderr, "recorder mark: %s has no start line\n", argv[2]);
 		return 1;
 	}
-	size_t len = (size_t)snprintf(buf, sizeof(buf), "# %lld", (mono_ns() - t0) / 1000000);
-	for (int i = 3; i < argc && len < sizeof(buf) - 2; i++)
+	long long at = mono_ns();
+	int first = 3;
+	if (argc > 5 && !strcmp(argv[3], "--at-mono")) {
+		at = atoll(argv[4]) * 1000000LL;
+		first = 5;
+	}
+	size_t len = (size_t)snprintf(buf, sizeof(buf), "# %lld", (at - t0) / 1000000);
+	for (int i = first; i < argc && len < sizeof(buf) - 2; i++)
 		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " %s", argv[i]);
 	if (len > sizeof(buf) - 2)
 		len = sizeof(buf) - 2;
@@ -384,6 +422,6 @@ int main(int argc, char **argv)
 	if (argc >= 4 && !strcmp(argv[1], "mark"))
 		return cmd_mark(argc, argv);
 	fprintf(stderr, "usage: recorder run OUT [--interval-ms N] [--cgroup DIR]... [--children DIR]...\n"
-			"       recorder mark OUT TEXT...\n");
+			"       recorder mark OUT [--at-mono MS] TEXT...\n");
 	return 2;
 }

@@ -18,9 +18,10 @@
  *       map and fill MIB, print "ready PID", then touch its whole working
  *       set over and over (read every page, write every Nth, default 4),
  *       at most RATE MiB/s if given; prints "pass N MS" per pass.
- *   workload stream FILE [--passes N]
- *       read FILE sequentially in 1 MiB reads, N passes (default 1):
- *       prints "pass N MIB MS" per pass; exit 0.
+ *   workload stream FILE [--passes N] [--mib N]
+ *       read FILE sequentially in 1 MiB reads, N passes (default 1), at
+ *       most --mib MiB of it each: prints "pass N MIB MS" per pass and
+ *       "done PID" at the end; exit 0.
  *   workload churn SECONDS --src DIR --obj DIR [--jobs N] [--min MIB]
  *                  [--max MIB] [--reads N]
  *       a compile-like churn: keep N (default 2) short children running
@@ -227,7 +228,7 @@ static unsigned char *map_filled(size_t len, uint64_t seed)
 static void usage(void)
 {
 	fprintf(stderr, "usage: workload leak RATE [--chunk KIB] [--max MIB] | idle MIB | grow MIB RATE |\n"
-			"       active MIB [--rate MIBS] [--write-every N] | stream FILE [--passes N] |\n"
+			"       active MIB [--rate MIBS] [--write-every N] | stream FILE [--passes N] [--mib N] |\n"
 			"       churn SECONDS --src DIR --obj DIR [--jobs N] [--min MIB] [--max MIB] [--reads N] |\n"
 			"       fill FILE MIB | tree DIR NFILES KIB | sample MIB\n");
 	exit(2);
@@ -373,8 +374,9 @@ static int cmd_active(int argc, char **argv)
 
 static int cmd_stream(int argc, char **argv)
 {
-	const char *n = opt(argc, argv, 3, "--passes");
+	const char *n = opt(argc, argv, 3, "--passes"), *m = opt(argc, argv, 3, "--mib");
 	long passes = n ? (long)num(n) : 1;
+	size_t limit = m ? (size_t)num(m) * MIB : (size_t)-1;
 	static unsigned char buf[MIB];
 	for (long k = 1; k <= passes; k++) {
 		int fd = open(argv[2], O_RDONLY);
@@ -385,16 +387,18 @@ static int cmd_stream(int argc, char **argv)
 			perror(argv[2]);
 			return 1;
 		}
-		while ((got = read(fd, buf, sizeof(buf))) > 0)
+		while (total < limit && (got = read(fd, buf, sizeof(buf))) > 0)
 			total += (size_t)got;
 		close(fd);
-		if (got < 0) {
+		if (total < limit && got < 0) {
 			perror("workload stream: read");
 			return 1;
 		}
 		printf("pass %ld %zu %.0f\n", k, total / MIB, (now_s() - t0) * 1000);
 		fflush(stdout);
 	}
+	printf("done %ld\n", (long)getpid());
+	fflush(stdout);
 	return 0;
 }
 
