@@ -136,12 +136,17 @@ tool_stop() {
 killer() {
 	if dmesg | grep -q -E "Killed process $2 "; then echo kernel; return; fi
 	if [ "$TOOL" = limit ]; then grep -q "^killed $2 " "$RUN/limit.out" 2>/dev/null && { echo limit; return; }; fi
-	local unit
+	local unit j
 	unit=$(tool_unit)
-	if [ -n "$unit" ] && journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null |
-		grep -i -E 'kill|sig' | grep -q -E "(^|[^0-9])$2([^0-9]|\$)|vm-$1\\.service"; then
-		echo "$TOOL"
-		return
+	# an action line (kill, signal), and the pid or the unit named (nohang
+	# names the victim and the signal on different lines)
+	if [ -n "$unit" ]; then
+		j=$(journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null)
+		if echo "$j" | grep -q -i -E 'kill|sig' &&
+			echo "$j" | grep -q -E "(^|[^0-9])$2([^0-9]|\$)|vm-$1\\.service"; then
+			echo "$TOOL"
+			return
+		fi
 	fi
 	echo unknown
 }
@@ -209,33 +214,41 @@ go() {
 	dmesg -c > /dev/null
 }
 squeeze() { SQ0=$(now); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
-# wait_until END_MS [LABELS...]: until END_MS, or a watched job dies (then
-# 8 s more, for relief to show); FIRST_GONE: what died first, if any
+# wait_until END_MS [DONE_FN]: until END_MS, or DONE_FN succeeds, or the
+# squeeze is over: $RELIEF_ON died (a label; "any": the first death;
+# empty: none ends it), and then 8 s more for relief to show. GONE: what
+# had died when it returned; FIRST_GONE: what died first.
+RELIEF_ON=
 wait_until() {
-	local end=$1 t g
+	local end=$1 t g over=
 	shift
 	FIRST_GONE=
 	while :; do
 		t=$(now)
 		g=$(gone)
-		if [ -n "$g" ] && [ -z "$FIRST_GONE" ]; then
-			FIRST_GONE=$g
+		[ -n "$g" ] && [ -z "$FIRST_GONE" ] && FIRST_GONE=$g
+		if [ -z "$over" ] && [ -n "$g" ] && { [ "$RELIEF_ON" = any ] || [[ " $g " == *" $RELIEF_ON "* ]]; }; then
+			over=1
 			[ $((t + 8000)) -lt "$end" ] && end=$((t + 8000))
 		fi
 		[ "$t" -lt "$end" ] || break
-		[ $# -gt 0 ] && { DONE_FN=$1; $DONE_FN && break; }
+		[ $# -gt 0 ] && "$1" && break
 		sleep 0.2
 	done
+	GONE=$g
 }
 
-# finish SPEC: the result line; SPEC: the label the spec says dies (or
-# "none": a healthy scenario, where every death is a false kill)
+# finish SPEC [KEY=VALUE...]: the result line; SPEC: the label the spec
+# says dies (or "none": a healthy scenario, where every death is a false
+# kill). Relief is looked for after the death of $RELIEF_ON (the first
+# death for "any").
 finish() {
-	local spec=$1 t1 died= whos= l p g w k relief rep life=none extra=${2:-}
+	local spec=$1 t1 died= whos= l p w k relief=-1 rep life=none extra=${2:-} tg t0ns
 	t1=$(now)
 	rec_mark end
-	g=$(gone)
-	for l in $g; do
+	# in the order they died (the recorder's exit marks)
+	GONE=$(for l in $GONE; do echo "$(series_mark "$SERIES" "exit $l ") $l"; done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
+	for l in $GONE; do
 		p=$(pid_of "$l")
 		w=$(killer "$l" "$p")
 		died="$died,$l"
@@ -245,13 +258,12 @@ finish() {
 	died=${died#,}
 	whos=${whos#,}
 	k=$(( $(vm_oom_kills) - VM0 ))
-	relief=-1
-	if [ -n "$FIRST_GONE" ]; then
-		local tg
-		tg=$(series_mark "$SERIES" "exit $(echo "$FIRST_GONE" | cut -d' ' -f1) ")
-		# the death's CLOCK_MONOTONIC time from the recorder's T
-		local t0ns
-		t0ns=$(sed -n '1s/.*monotonic_ns=\([0-9]*\).*/\1/p' "$SERIES")
+	t0ns=$(sed -n '1s/.*monotonic_ns=\([0-9]*\).*/\1/p' "$SERIES")
+	if [ -n "$RELIEF_ON" ] && [ -n "$GONE" ]; then
+		l=$RELIEF_ON
+		[ "$l" = any ] && l=${GONE%% *}
+		tg=
+		[[ " $GONE " == *" $l "* ]] && tg=$(series_mark "$SERIES" "exit $l ")
 		[ -n "$tg" ] && relief=$(probe relief "$RUN/probe.rounds" $(( t0ns / 1000000 + tg )))
 		[ "$relief" -gt 0 ] 2>/dev/null && rec_mark --at-mono "$relief" relief probe back under 100 ms
 	fi
@@ -262,8 +274,8 @@ finish() {
 		rep=$(probe report "$RUN/probe.rounds" "$SQ0" "$t1")
 		relief=none
 	fi
-	# the leak's life: squeeze start to its exit (recorder marks)
-	if [ -n "${LEAK:-}" ]; then
+	# the leak's life: the squeeze's start to its exit (the recorder's marks)
+	if [ -n "${LEAK:-}" ] && [[ " $GONE " == *" leak "* ]]; then
 		local ts te
 		ts=$(series_mark "$SERIES" "squeeze start")
 		te=$(series_mark "$SERIES" "exit leak ")
@@ -289,14 +301,16 @@ finish() {
 
 # --- the scenarios -------------------------------------------------------------
 # s-leak<RATE>-<zram|disk>: a leak past RAM + swap at RATE MiB/s beside the
-# probe and an idle job (45% of RAM); the spec's victim is the leak
+# probe and an idle job (25% of RAM, so that the leak is the largest leaf
+# well before RAM is full); the spec's victim is the leak, and the
+# squeeze is over when it dies
 scen_s_leak() {
 	local rate=$1 kind=$2
 	prep "$kind" || return 1
-	ujob idle -- /vm/bin/workload idle "$(pct 45)" && job_watch idle && job_ready idle 180 || return 1
+	ujob idle -- /vm/bin/workload idle "$(pct 25)" && job_watch idle && job_ready idle 180 || return 1
 	sleep 2
 	go || return 1
-	LEAK=1
+	LEAK=1 RELIEF_ON=leak
 	squeeze "leak $rate MiB/s"
 	ujob leak -- /vm/bin/workload leak "$rate" || return 1
 	job_watch leak || return 1
@@ -311,7 +325,7 @@ scen_s_leak() {
 	mib=$(sed -n 's/^leak \([0-9]*\) .*/\1/p' "$RUN/leak.out" | tail -n 1)
 	finish leak "leak_mib=${mib:-0} rate=$rate swap=$kind"
 	[ -n "$LIMPID" ] && { kill "$LIMPID" 2> /dev/null; wait "$LIMPID" 2> /dev/null; }
-	LEAK=
+	LEAK= RELIEF_ON=
 }
 
 # s-thrash: three jobs, each touching all of its working set (45%, 35% and
@@ -323,6 +337,7 @@ scen_s_leak() {
 scen_s_thrash() {
 	SWAP_MB=$((SWAP_MB * 2)) prep zram || return 1
 	go || return 1
+	RELIEF_ON=any
 	local j
 	squeeze "three active jobs"
 	for j in a:45 b:35 c:25; do
@@ -332,6 +347,7 @@ scen_s_thrash() {
 	job_ready thrash-a 120 && job_ready thrash-b 120 && job_ready thrash-c 120 && rec_mark all active
 	wait_until $((SQ0 + THRASH_S * 1000))
 	finish thrash-a
+	RELIEF_ON=
 }
 
 # the healthy suite: nothing may die
