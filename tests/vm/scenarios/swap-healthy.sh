@@ -27,8 +27,10 @@ vm0=$(vm_oom_kills)
 daemon_start run
 t0=$(mono_ms)
 job grow /sw/grow grow $((mt * 55 / 100)) 100
-hogs_wait 120
-sleep 10
+gpid=$(hog_pid grow)
+i=0
+until grep -q '^ready' "$VM_TMP/hog.grow.out" || is_dead "$gpid" || [ $i -gt 1200 ]; do sleep 0.1; i=$((i + 1)); done
+is_dead "$gpid" || sleep 10
 vm1=$(vm_oom_kills)
 set -- $(zram_ratio)
 hog_table
@@ -36,7 +38,8 @@ daemon_stop
 swapped=$3
 say "probe: $(probe_report "$t0" 0); zram: $swapped MiB stored at $1:1"
 died=$(dead_hogs)
-[ -z "$died" ] || fail "healthy jobs died: [$died] ($(labels_of $died)); kill events $(ev_count kill)"
+[ -z "$died" ] || fail "healthy jobs died: [$died] ($(labels_of $died)); cgoom kill events: $(ev_count kill), vmstat oom_kill $vm0 -> $vm1"
+grep -q '^ready' "$VM_TMP/hog.grow.out" || fail "the grower did not finish growing in 120 s"
 is_alive "$PROBE" || fail "the probe died"
 [ "$(ev_count kill)" = 0 ] || fail "cgoom logged $(ev_count kill) kill(s) in a healthy burst"
 [ "$vm1" = "$vm0" ] || fail "the kernel OOM-killed (vmstat oom_kill $vm0 -> $vm1)"
