@@ -18,7 +18,8 @@ import os
 import statistics
 import sys
 
-TOOLS = ["cgoom", "cgoom2", "limit", "kernel", "earlyoom", "systemd-oomd", "systemd-oomd-user", "nohang", "oomd"]
+TOOLS = ["cgoom", "cgoom2", "limit", "kernel", "earlyoom", "systemd-oomd", "systemd-oomd-user", "nohang", "oomd",
+         "oomd-unified"]
 
 
 def kv(line):

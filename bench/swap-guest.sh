@@ -96,6 +96,8 @@ JSINCE=
 tool_unit() {
 	case "$TOOL" in
 	earlyoom|nohang|oomd|cgoom) echo "$TOOL.service" ;;
+	oomd-unified) echo oomd.service ;;
+	cgoom2) echo cgoom.service ;;
 	systemd-oomd*) echo systemd-oomd.service ;;
 	esac
 }
@@ -107,9 +109,9 @@ tool_start() {
 	case "$TOOL" in
 	earlyoom) ready='mem avail' ;;
 	nohang) ready='Monitoring has started' ;;
-	oomd) ready='Running oomd' ;;
+	oomd|oomd-unified) ready='Running oomd' ;;
 	systemd-oomd*) ready= ;;
-	cgoom) ready='watching [0-9]* domain' ;;
+	cgoom|cgoom2) ready='watching [0-9]* domain' ;;
 	esac
 	systemctl start "$unit" || { out "BENCH-CANNOT tool=$TOOL scen=$SCEN systemctl start $unit failed"; return 1; }
 	local end=$(( $(now) + 60000 ))
@@ -157,12 +159,18 @@ tool_setup() {
 	# it runs only for its own rows
 	case "$TOOL" in systemd-oomd*) ;; *) systemctl stop systemd-oomd.service systemd-oomd.socket 2> /dev/null ;; esac
 	case "$TOOL" in
+	oomd-unified)
+		# as the package's /etc/default/oomd says to for a unified
+		# hierarchy (bookworm's default): without --cgroup-fs
+		# /sys/fs/cgroup/unified, which does not exist there, its kill
+		# actions find no cgroups and never act
+		sed -i 's|^DAEMON_OPTS=.*|DAEMON_OPTS="--interval 1 --config /etc/oomd/oomd.json"|' /etc/default/oomd ;;
 	systemd-oomd-user)
 		# the Fedora-like rule on the user slice besides Debian's own
 		mkdir -p /run/systemd/system/user.slice.d
 		printf '[Slice]\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=50%%\n' > /run/systemd/system/user.slice.d/50-bench.conf
 		systemctl daemon-reload ;;
-	cgoom)
+	cgoom|cgoom2)
 		cat > /etc/cgoom.conf <<'EOF'
 [daemon]
 event_log = /var/log/cgoom/events.jsonl
@@ -176,8 +184,9 @@ EOF
 tool_version() {
 	case "$TOOL" in
 	earlyoom|nohang|oomd) dpkg-query -W -f='${Version}' "$TOOL" ;;
+	oomd-unified) dpkg-query -W -f='${Version}' oomd ;;
 	systemd-oomd*) dpkg-query -W -f='${Version}' systemd-oomd ;;
-	cgoom) cgoom --version 2>&1 | head -n 1 ;;
+	cgoom|cgoom2) cgoom --version 2>&1 | head -n 1 ;;
 	*) uname -r ;;
 	esac
 }
