@@ -39,11 +39,11 @@
  *       print MIB of page content on stdout (to measure compressibility).
  *
  * Every page written gets content of about desktop compressibility: a
- * deterministic mix (per page, from a xorshift generator) of text-like
- * pages, pointer-rich structures, half-random pages and incompressible
- * (already compressed) ones, and never an all-zero or same-filled page.
- * zram (lzo-rle) stores it at about 2.5:1: tests/vm/README.md says how
- * that was measured (/sys/block/zram0/mm_stat).
+ * mix (chosen per page) of text-like pages, pointer-rich structures,
+ * half-random pages and incompressible (already compressed) ones, never
+ * an all-zero or same-filled page. zram (lzo-rle) stores it at about
+ * 2.4:1: tests/vm/README.md says how that was measured
+ * (/sys/block/zram0/mm_stat).
  *
  * Built static by tests/vm/run, tests/vm/systemd/run and bench/; natively
  * by bench/swap for the data disk. Exit 2 on bad usage, 1 on failure. */
