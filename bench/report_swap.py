@@ -88,6 +88,17 @@ def zram_peak(path):
     return best[0] / best[1], best[0] / best[2], best[0] / 1048576.0
 
 
+def life_of(r):
+    """(ms, exact): the leak's life, or the run's span when it outlived
+    the run (a lower bound); (None, True) outside s-leak"""
+    v = num(r.get("leak_life_ms"))
+    if v is not None:
+        return v, True
+    if r.get("scen", "").startswith("s-leak") and "leak" not in r.get("died", "").split(","):
+        return num(r.get("span_ms")), False
+    return None, True
+
+
 def report(lines, infos, out=sys.stdout):
     rows = collections.defaultdict(list)
     for line in lines:
@@ -108,8 +119,9 @@ def report(lines, infos, out=sys.stdout):
     p("relief (or to the end), median over the runs; worst: its worst round (ms); 1st: when")
     p("the first stall came (s after the squeeze's start); relief: the squeeze's start to the")
     p("end of the first probe round under 100 ms after the first death with 2 s of good rounds")
-    p("after it (s; none: no relief in the run); life: the leak's life (s) and over the kernel")
-    p("alone's; died, killer, spec (runs where exactly the spec's victim died; h: nobody);")
+    p("after it (s; none: no relief in the run); life: the leak's life (s; >N: it outlived")
+    p("the run) and over the kernel alone's; died, killer, spec (runs where exactly the")
+    p("spec's victim died; h: nobody);")
     p("kk: kernel OOM kills; killed: processes killed (in h every one is a false kill)")
     hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s"
            % ("scen", "tool", "n", "stalls", "worst", "1st", "relief", "life", "/kern",
@@ -118,7 +130,9 @@ def report(lines, infos, out=sys.stdout):
     p("-" * len(hdr))
     summ = {}
     for s in scens:
-        klife = med([num(r.get("leak_life_ms")) for r in rows.get(("kernel", s), [])])
+        kl = [life_of(r) for r in rows.get(("kernel", s), [])]
+        klife = med([v for v, _ in kl])
+        kexact = all(e for _, e in kl)
         for t in tools:
             rs = rows.get((t, s))
             if not rs:
@@ -128,17 +142,24 @@ def report(lines, infos, out=sys.stdout):
             first = med([num(r.get("first_stall_ms")) for r in rs if (num(r.get("first_stall_ms")) or -1) >= 0])
             relief_v = [num(r.get("relief_ms")) for r in rs]
             relief = med(relief_v) if all(x is not None for x in relief_v) else None
-            life = med([num(r.get("leak_life_ms")) for r in rs])
+            ll = [life_of(r) for r in rs]
+            life = med([v for v, _ in ll])
+            lexact = all(e for _, e in ll)
             died = collections.Counter(r.get("died", "none") for r in rs)
             killer = collections.Counter(r.get("killer", "none") for r in rs)
             spec = sum(1 for r in rs if r.get("spec") == "yes")
             kk = sum(int(num(r.get("kernel_kills")) or 0) for r in rs)
             killed = sum(int(num(r.get("killed")) or 0) for r in rs)
-            summ[(t, s)] = {"stalls": stalls, "life": life, "killed": killed}
+            summ[(t, s)] = {"stalls": stalls, "life": life, "exact": lexact, "killed": killed}
             rel = "none" if relief is None else fmt(relief, 1000)
-            lk = fmt(life / klife) if life is not None and klife else "-"
+            lk = "-"
+            if life is not None and klife and t != "kernel":
+                # a bound when either leak outlived its run
+                lk = {(True, True): "", (True, False): "<=", (False, True): ">=", (False, False): "?"}[
+                    (lexact, kexact)] + fmt(life / klife)
+            lf = ("" if lexact else ">") + fmt(life, 1000) if life is not None else "-"
             p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d"
-              % (s, t, len(rs), fmt(stalls), fmt(worst), fmt(first, 1000), rel, fmt(life, 1000), lk,
+              % (s, t, len(rs), fmt(stalls), fmt(worst), fmt(first, 1000), rel, lf, lk,
                  " ".join("%s(%d)" % kv_ for kv_ in died.most_common())[:22],
                  " ".join("%s(%d)" % kv_ for kv_ in killer.most_common())[:22],
                  spec, len(rs), kk, killed))
@@ -175,7 +196,12 @@ def report(lines, infos, out=sys.stdout):
             p("ratio stalls/%s/%s %s" % (s, t, r))
         k = summ.get(("kernel", s))
         if s.startswith("s-leak") and k and k["life"] and c["life"] is not None:
-            p("ratio leak_life/%s/kernel %.2f" % (s, c["life"] / k["life"]))
+            bound = {(True, True): "", (True, False): "<=", (False, True): ">="}.get((c["exact"], k["exact"]))
+            if bound is None:
+                p("ratio leak_life/%s/kernel n/a (neither leak died within its run)" % s)
+            else:
+                p("ratio leak_life/%s/kernel %s%.2f%s" % (s, bound, c["life"] / k["life"],
+                  " (the kernel's leak outlived its run)" if not k["exact"] else ""))
     for t in tools:
         hs = [v["killed"] for (tt, s), v in summ.items() if tt == t and s.startswith("h-")]
         if hs:
