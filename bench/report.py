@@ -10,11 +10,16 @@ reference monitor's resolution at the crossing (us, worst), what died and
 whether it was the spec's choice, who killed it, the kernel's OOM kills;
 then the idle cost of each daemon, the lines that could not run, and
 `ratio METRIC/SCEN/PEER X` lines of cgoom's median over each peer's
-(limit: the oracle), from this same run.
+(limit: the oracle), from this same run. The swap suites' lines
+(BENCH-SWAP) have their own table: bench/report_swap.py.
 """
 import collections
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_swap  # noqa: E402
 
 TOOLS = ["cgoom", "cgoom2", "limit", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
 
@@ -49,6 +54,7 @@ def main(path):
     cannot = []
     host = []
     info = []
+    swap = []
     with open(path, errors="replace") as f:
         for line in f:
             line = line.strip()
@@ -64,13 +70,23 @@ def main(path):
                 host.append(line[len("BENCH-HOST "):])
             elif line.startswith("BENCH-INFO "):
                 info.append(line[len("BENCH-INFO "):])
+            elif line.startswith("BENCH-SWAP "):
+                swap.append(line)
 
     for h in host:
         print("# " + h)
     for i in info:
         if ("innocents=" in i or "scen=c seed" in i or "memory.max" in i or "boot_wall_s" in i
-                or "memtotal_kb" in i):
+                or "memtotal_kb" in i or "suite=swap" in i):
             print("# " + i)
+    if not reps:
+        report_swap.report(swap, info)
+        if cannot:
+            print()
+            print("could not run:")
+            for c in cannot:
+                print("  " + c)
+        return
     scens = sorted({s for (_, s) in reps}, key=lambda s: (s[0], int(s[1:]) if s[1:].isdigit() else 0, s))
     tools = [t for t in TOOLS if any(k[0] == t for k in reps)]
     summary = {}
@@ -154,6 +170,7 @@ def main(path):
         for c in cannot:
             print("  " + c)
 
+    report_swap.report(swap, info)
     print()
     if not any(k[0] == "cgoom" for k in summary):
         print("ratio: none (no cgoom results in this run)")

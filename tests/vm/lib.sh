@@ -451,7 +451,8 @@ cleanup_all() {
 	for d in "$CG"/*/; do
 		[ -f "$d/cgroup.kill" ] && echo 1 > "$d/cgroup.kill" 2>/dev/null
 	done
-	killall -9 memhog 2>/dev/null
+	killall -9 memhog workload probe 2>/dev/null
+	killall -TERM recorder 2>/dev/null
 	i=0
 	while [ $i -lt 50 ]; do
 		busy=0
@@ -465,7 +466,7 @@ cleanup_all() {
 	find "$CG" -mindepth 1 -depth -type d -exec rmdir {} \; 2>/dev/null
 	left=$(find "$CG" -mindepth 1 -type d | tr '\n' ' ')
 	stray=
-	for p in $(pidof memhog); do is_alive "$p" && stray="$stray $p"; done
+	for p in $(pidof memhog workload probe); do is_alive "$p" && stray="$stray $p"; done
 	stray=${stray# }
 	swapoff -a 2>/dev/null
 	for z in /sys/block/zram*; do
@@ -479,7 +480,8 @@ cleanup_all() {
 }
 
 # load_zram SIZE: zram swap of SIZE (e.g. 256M), swapon. Swap stays off
-# in every scenario that does not call this.
+# in every scenario that does not call this (zram_swap is the same).
+zram_swap() { load_zram "$@"; }
 load_zram() {
 	modprobe zram num_devices=1 2>/dev/null || {
 		# without modules.dep: dependencies first; a missing one is built in
@@ -560,3 +562,112 @@ uhog() {
 # proc_hwm_kb PID / proc_fds PID: peak RSS (VmHWM) and open fds.
 proc_hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 proc_fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+
+# --- the swap test bed (tests/vm/README.md "Swap, a disk, a probe") ------
+# The guest's data disk (label cgoom-data) is attached when a scenario
+# says "# vm-disk: MB"; in the systemd guest it is /dev/vdb, always.
+DISK=/mnt/disk
+
+# mib SIZE: SIZE (N, NM or NG) in MiB
+mib() { case "$1" in *G) echo $(( ${1%G} * 1024 )) ;; *M) echo "${1%M}" ;; *) echo "$1" ;; esac; }
+
+# disk_mount [DIR]: mount the data disk's ext4 on DIR (default $DISK),
+# loading virtio_pci, virtio_blk and ext4 first (busybox guest).
+disk_mount() {
+	d=${1:-$DISK}
+	grep -q " $d ext4 " /proc/mounts && return 0
+	[ -f /vm/disk-modules ] && for m in $(cat /vm/disk-modules); do modprobe "$m" 2>/dev/null; done
+	dev= i=0
+	while [ $i -lt 50 ]; do
+		dev=$(findfs LABEL=cgoom-data 2>/dev/null) && [ -b "$dev" ] && break
+		dev= ; sleep 0.1; i=$((i + 1))
+	done
+	[ -n "$dev" ] || { say "no data disk (label cgoom-data): did the scenario say # vm-disk: MB?"; return 1; }
+	mkdir -p "$d" && mount -t ext4 "$dev" "$d" && chmod 1777 "$d"
+}
+
+# disk_swap SIZE: a swap file of SIZE on the data disk, swapon (kept on
+# the disk for the next scenario of the boot; cleanup_all swaps it off).
+disk_swap() {
+	disk_mount || return 1
+	f=$DISK/swapfile n=$(mib "$1")
+	if [ ! -f "$f" ] || [ "$(stat -c %s "$f")" != $((n * 1048576)) ] || ! mkswap "$f" > /dev/null 2>&1 ||
+		! swapon "$f" 2>/dev/null; then
+		# fallocate's unwritten extents are enough for ext4; else zeros
+		rm -f "$f"
+		fallocate -l $((n * 1048576)) "$f" 2>/dev/null || dd if=/dev/zero of="$f" bs=1M count="$n" 2>/dev/null
+		chmod 600 "$f"
+		mkswap "$f" > /dev/null && swapon "$f" 2>/dev/null && return 0
+		rm -f "$f"
+		dd if=/dev/zero of="$f" bs=1M count="$n" 2>/dev/null && chmod 600 "$f" && mkswap "$f" > /dev/null && swapon "$f"
+	fi
+}
+
+# zram_ratio: "RATIO MEMRATIO ORIG_MIB COMPR_MIB USED_MIB" from
+# /sys/block/zram0/mm_stat: data stored over its compressed size, and over
+# the RAM zram really uses (compressed + allocator overhead)
+zram_ratio() {
+	awk '{ if ($2 > 0 && $3 > 0) printf "%.2f %.2f %d %d %d\n", $1 / $2, $1 / $3, $1 / 1048576, $2 / 1048576, $3 / 1048576;
+		else print "0 0 0 0 0" }' /sys/block/zram0/mm_stat 2>/dev/null
+}
+
+# job LABEL CGROUP WORKLOAD-ARGS...: `workload ARGS` in CGROUP, tracked
+# as hog() tracks memhog (hogs_wait waits for its "ready PID").
+job() {
+	l=$1 c=$2
+	shift 2
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; shift; exec workload "$@"' \
+		job "$CG$c" "$@" > "$VM_TMP/hog.$l.out" 2>&1 &
+	echo "$l $! $c 0" >> "$VM_TMP/hogs"
+}
+
+# probe_start CGROUP [PROBE-OPTIONS]: the interactive probe (tests/vm/
+# probe.c) in CGROUP, its rounds in $PROBE_OUT; PROBE its pid.
+PROBE_OUT=$VM_TMP/probe.out
+probe_start() {
+	c=$1
+	shift
+	rm -f "$PROBE_OUT"
+	sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; shift; exec probe run "$@"' \
+		probe "$CG$c" "$PROBE_OUT" "$@" > "$VM_TMP/probe.err" 2>&1 &
+	PROBE=$!
+	i=0
+	until grep -q '^ready' "$PROBE_OUT" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
+# probe_report FROM_MS [TO_MS]: rounds, stalls (over 100 ms) and the worst
+# round due in the window (CLOCK_MONOTONIC ms, as mono_ms prints them)
+probe_report() { probe report "$PROBE_OUT" "$1" "${2:-0}"; }
+mono_ms() { probe now; }
+
+# rec_start SERIES [RECORDER-OPTIONS]: the series recorder (tests/vm/
+# recorder.c) writing to SERIES every 100 ms; rec_mark TEXT; rec_stop.
+REC=
+rec_start() {
+	SERIES=$1
+	shift
+	recorder run "$SERIES" "$@" > "$VM_TMP/recorder.err" 2>&1 &
+	REC=$!
+	i=0
+	until [ -s "$SERIES" ]; do i=$((i + 1)); [ $i -gt 50 ] && return 1; sleep 0.1; done
+}
+rec_mark() { [ -n "$REC" ] && recorder mark "$SERIES" "$@"; return 0; }
+rec_stop() {
+	[ -n "$REC" ] || return 0
+	kill -TERM "$REC" 2>/dev/null
+	wait "$REC" 2>/dev/null
+	REC=
+}
+# series_at SERIES T_MS FIELD: FIELD of /proc/meminfo (kB) in the last
+# block taken at or before T_MS
+series_at() {
+	awk -v t="$2" -v f="$3:" '
+		$1 == "@" { if ($2 > t) exit; inb = 1; next }
+		$1 == "==" { file = $2; next }
+		file == "/proc/meminfo" && $1 == f { v = $2 }
+		END { print v + 0 }' "$1"
+}
+# series_mark SERIES WORDS: T_MS of the first marker line "# T WORDS..."
+series_mark() { grep -m 1 "^# [0-9]* $2" "$1" | cut -d' ' -f2; }
