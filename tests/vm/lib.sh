@@ -129,6 +129,7 @@ hog() {
 
 # hogs_wait [SECONDS]: wait for every started hog to print "ready PID".
 hogs_wait() {
+	local t0
 	limit=$(( ${1:-90} * 10 ))
 	t0=$(now_cs)
 	i=0
@@ -280,6 +281,7 @@ explain_predict() {
 # died among the hogs and everything else is alive. Records the
 # explain-agrees check against $PRED.
 kill_and_check() {
+	local t0
 	name=$1; dom=$2; want=$3; shift 3
 	t0=$(now_cs)
 	if [ "${KILL_TRACE:-0}" = 1 ]; then
