@@ -170,6 +170,19 @@ static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
 	s->mem_total = mi.mem_total;
 	return 0;
 }
+/* The pace the table's kinds ask for after a sample, into the event. */
+static void pace_event(struct daemon *dm, struct domain *d, const struct trigger_sample *s,
+		       struct trigger_event *ret)
+{
+	struct trigger_pace pace;
+	trigger_pace_all(d, s, &dm->cfg, &pace);
+	ret->next_us = pace.next_us;
+	ret->level = pace.level;
+	ret->headroom = pace.headroom;
+	ret->rate = pace.rate;
+	ret->approach = pace.approach;
+}
+
 
 void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigger_event *ret)
 {
@@ -221,13 +234,7 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	 * count swap: a ranking can change while RAM in use stays flat) */
 	uint64_t level = above(s->mem_total, lv->mem_available) + above(lv->swap_total, lv->swap_free);
 	cgoom_rate_update(&d->rate_level, level, now);
-	struct trigger_pace pace;
-	trigger_pace_all(d, s, &dm->cfg, &pace);
-	ret->next_us = pace.next_us;
-	ret->level = pace.level;
-	ret->headroom = pace.headroom;
-	ret->rate = pace.rate;
-	ret->approach = pace.approach;
+	pace_event(dm, d, s, ret);
 }
 
 /* A cgroup domain's numbers now, memory.stat's unreclaimable sum
@@ -290,13 +297,7 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	ret->kind = detect_cgroup_check(d, s, &dm->cfg);
 	d->sample = *cg;
 	d->sample_ok = true;
-	struct trigger_pace pace;
-	trigger_pace_all(d, s, &dm->cfg, &pace);
-	ret->next_us = pace.next_us;
-	ret->level = pace.level;
-	ret->headroom = pace.headroom;
-	ret->rate = pace.rate;
-	ret->approach = pace.approach;
+	pace_event(dm, d, s, ret);
 }
 
 /* ---- the re-check before acting, words and numbers for the log ---- */

@@ -59,15 +59,6 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			 t->full_share / 10 % 10);
 }
 
-static void fields(const struct trigger_event *ev, struct cgoom_strbuf *f)
-{
-	if (ev->d->system)
-		trigger_fields_system(ev, f);
-	else
-		trigger_fields_cgroup(ev, f);
-	trigger_fields_thrash(ev, f);
-}
-
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		 struct trigger_pace *acc)
 {
@@ -88,4 +79,4 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 		acc->approach = true;
 }
 
-TRIGGER_DEFINE(swap, SWAP, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, fields, pace);
+TRIGGER_DEFINE(swap, SWAP, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, trigger_fields_pressure, pace);

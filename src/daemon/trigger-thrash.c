@@ -66,15 +66,6 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 	}
 }
 
-static void fields(const struct trigger_event *ev, struct cgoom_strbuf *f)
-{
-	if (ev->d->system)
-		trigger_fields_system(ev, f);
-	else
-		trigger_fields_cgroup(ev, f);
-	trigger_fields_thrash(ev, f);
-}
-
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		 struct trigger_pace *acc)
 {
@@ -90,4 +81,4 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 		acc->approach = true;
 }
 
-TRIGGER_DEFINE(thrash, THRASH, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, fields, pace);
+TRIGGER_DEFINE(thrash, THRASH, TRIGGER_SYSTEM | TRIGGER_CGROUP, check, confirm, why, trigger_fields_pressure, pace);

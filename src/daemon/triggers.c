@@ -131,6 +131,15 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			    (unsigned long long)t->zram_limit);
 }
 
+void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf *f)
+{
+	if (ev->d->system)
+		trigger_fields_system(ev, f);
+	else
+		trigger_fields_cgroup(ev, f);
+	trigger_fields_thrash(ev, f);
+}
+
 int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap)
 {
 	char u[32], tot[32], r[32], zo[32], zu[32], zl[32];

@@ -111,6 +111,9 @@ void trigger_fields_cgroup(const struct trigger_event *ev, struct cgoom_strbuf *
 const char *trigger_size(uint64_t v, char *buf, size_t cap);
 /* The thrashing history's facts as JSON members, after a ", ". */
 void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *f);
+/* The fields hook of the kinds that judge the pressure history (swap,
+ * thrash): the domain's class's numbers, then the history's facts. */
+void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf *f);
 /* "swap 88% used (900 MiB of 1.0 GiB) and filling at 40 MiB/s for 12 s:
  * full in 3 s" (with zram's RAM use when known); what snprintf returns. */
 int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap);
