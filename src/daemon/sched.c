@@ -302,6 +302,12 @@ void sched_after(struct daemon *dm, const struct trigger_event *ev)
 		.backstop_us = SCHED_BACKSTOP_US,
 	};
 	sched_plan_of(&in, &plan);
+	/* a domain that was near its line keeps its active set (memory.stat,
+	 * PSI triggers) for ACTIVE_LINGER_US: it is looked at again when that
+	 * ends, so the files close then, not whenever the budget next asks */
+	uint64_t linger_end = d->active_until_us + 1000;
+	if (d->active_open && d->active_until_us >= ev->t0 && linger_end < plan.due_us)
+		plan.due_us = linger_end;
 	if (!plan.budgeted) {
 		sched_time(dm, d, plan.due_us);
 		return;
