@@ -132,6 +132,11 @@ static struct cgnode *node_new(struct daemon *dm, const char *path, int fd)
 
 struct domain *domains_find(struct daemon *dm, const char *path)
 {
+	/* the system domain is none of discovery's cgroups */
+	if (strcmp(path, "/") == 0) {
+		struct domain *sys = dm->n_domains ? dm->domains[0] : NULL;
+		return sys && sys->system && !sys->dead ? sys : NULL;
+	}
 	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
 	return n && n->d && !n->d->dead ? n->d : NULL;
 }
