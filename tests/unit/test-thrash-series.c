@@ -169,6 +169,12 @@ SERIES_TEST(test_bed_cgleak_zram_system, "bed-cgleak-zram-system.txt", HEALTHY)
 /* bench/swap (the swapbed helper's bench: a systemd guest of 1 GiB with
  * 512 MiB of swap), the kernel alone: its healthy suite, and its leaks */
 SERIES_TEST(test_bench_h_idle_grow, "bench-h-idle-grow.txt", HEALTHY)
+/* the bench/swap run of 2026-12-04 at 9576f43: the kernel alone
+ * (pages needed back at 10 MiB/s for up to 3 s while the idle job was
+ * swapped out: a 2 s thrash_for fired on it), and cgoom's own run up to
+ * the false kill it made there (thrash, 2.4 s into the swap-out) */
+SERIES_TEST(test_bench_h_idle_grow_2, "bench-h-idle-grow-2.txt", HEALTHY)
+SERIES_TEST(test_bench_h_idle_grow_cgoom, "bench-h-idle-grow-cgoom.txt", HEALTHY)
 SERIES_TEST(test_bench_h_burst, "bench-h-burst.txt", HEALTHY)
 SERIES_TEST(test_bench_h_churn, "bench-h-churn.txt", HEALTHY)
 SERIES_TEST(test_bench_h_high, "bench-h-high.txt", HEALTHY)
@@ -196,6 +202,7 @@ int main(int argc, char **argv)
 		TAP(test_bed_cgleak_zram_cgroup),
 		TAP(test_bed_cgleak_zram_system),
 		TAP(test_bench_h_idle_grow),
+		TAP(test_bench_h_idle_grow_2), TAP(test_bench_h_idle_grow_cgoom),
 		TAP(test_bench_h_burst),
 		TAP(test_bench_h_churn),
 		TAP(test_bench_h_high),

@@ -96,10 +96,10 @@ static void test_thrashing_fires_after_sustain(void)
 	struct sim m;
 	sim_init(&m);
 	m.p.mem_available = 20 * MiB;
-	sim_run(&m, 1 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
+	sim_run(&m, 4 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
 	struct cgoom_thrash_facts f = judge(&m);
-	CHECK(!f.thrashing);
-	CHECK_EQ_U64(f.thrashing_us, 1 * SEC);
+	CHECK(!f.thrashing); /* not yet thrash_for (5 s) */
+	CHECK_EQ_U64(f.thrashing_us, 4 * SEC);
 	sim_run(&m, 1 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
 	f = judge(&m);
 	CHECK(f.thrashing);
