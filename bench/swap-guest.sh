@@ -129,7 +129,8 @@ tool_stop() {
 	local unit
 	unit=$(tool_unit)
 	[ -n "$unit" ] || return 0
-	say "$unit journal (last 15 lines):"
+	say "$unit journal (its trigger lines, then the last 15 lines):"
+	journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null | grep ': trigger ' | head -n 5 | cut -c1-600 | sed 's/^/    /'
 	journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null | grep -v ConfigTypes.cpp | tail -n 15 | cut -c1-300 | sed 's/^/    /'
 	systemctl stop "$unit"
 }

@@ -128,7 +128,7 @@ void cgoom_config_init(struct cgoom_config *c)
 		.term_grace_us = 0,
 		.swap_stall_max_us = 25 * USEC_PER_SEC,
 		.thrash_for_us = 5 * USEC_PER_SEC,
-		.thrash_refaults = 10ULL << 20,
+		.thrash_refaults = 15ULL << 20,
 		/* SPEC 6: a domain that is not growing needs one kill to get
 		 * under its line, two when the first victim held less than its
 		 * footprint said; a third within a minute means kills are not

@@ -19,7 +19,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 {
 	*ret = (struct cgoom_thrash_params){
 		.full_min = 1000,    /* 10% of the time every task stalled */
-		.refault_min = 2560, /* 10 MiB/s of pages needed back */
+		.refault_min = 3840, /* 15 MiB/s of pages needed back */
 		.sustain_us = 5000000,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,

@@ -175,6 +175,11 @@ SERIES_TEST(test_bench_h_idle_grow, "bench-h-idle-grow.txt", HEALTHY)
  * the false kill it made there (thrash, 2.4 s into the swap-out) */
 SERIES_TEST(test_bench_h_idle_grow_2, "bench-h-idle-grow-2.txt", HEALTHY)
 SERIES_TEST(test_bench_h_idle_grow_cgoom, "bench-h-idle-grow-cgoom.txt", HEALTHY)
+/* cgoom's next two runs of it with thrash_for 5 s, up to the kills they
+ * made (thrash: 10.9 MiB/s of pages needed back for 5 s, the grower
+ * holding at 51% of RAM): thrash_refaults 15 MiB/s */
+SERIES_TEST(test_bench_h_idle_grow_cgoom2, "bench-h-idle-grow-cgoom2.txt", HEALTHY)
+SERIES_TEST(test_bench_h_idle_grow_cgoom3, "bench-h-idle-grow-cgoom3.txt", HEALTHY)
 SERIES_TEST(test_bench_h_burst, "bench-h-burst.txt", HEALTHY)
 SERIES_TEST(test_bench_h_churn, "bench-h-churn.txt", HEALTHY)
 SERIES_TEST(test_bench_h_high, "bench-h-high.txt", HEALTHY)
@@ -203,6 +208,7 @@ int main(int argc, char **argv)
 		TAP(test_bed_cgleak_zram_system),
 		TAP(test_bench_h_idle_grow),
 		TAP(test_bench_h_idle_grow_2), TAP(test_bench_h_idle_grow_cgoom),
+		TAP(test_bench_h_idle_grow_cgoom2), TAP(test_bench_h_idle_grow_cgoom3),
 		TAP(test_bench_h_burst),
 		TAP(test_bench_h_churn),
 		TAP(test_bench_h_high),
