@@ -98,7 +98,7 @@ bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct 
 					.rate = ev->rate,
 					.headroom = ev->headroom,
 					.kernel_kills = ev->kernel_kills };
-	bool heading = storm_heading(&sg, p.window_us);
+	bool heading = storm_heading(&sg, storm_horizon(p.window_us));
 	uint64_t promise = sb ? standby_promise(sb) : 0;
 	enum storm_verdict v = storm_check(&d->storm, &p, now, heading, sb ? promise > 0 : true);
 	if (v == STORM_ALLOW) {

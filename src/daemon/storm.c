@@ -91,6 +91,11 @@ bool storm_heading(const struct storm_signs *s, uint64_t horizon_us)
 	return s->headroom <= reach;
 }
 
+uint64_t storm_horizon(uint64_t window_us)
+{
+	return window_us < STORM_HORIZON_MAX_US ? window_us : STORM_HORIZON_MAX_US;
+}
+
 uint64_t storm_freed(uint64_t before, uint64_t after)
 {
 	return before > after ? before - after : 0;

@@ -90,6 +90,15 @@ struct storm_signs {
  * level at its line that does not move is not heading anywhere: nothing
  * is allocating, the kernel has nothing to OOM-kill for. */
 bool storm_heading(const struct storm_signs *s, uint64_t horizon_us);
+/* The horizon storm_heading is asked about for a guard's window: the
+ * window, but at most STORM_HORIZON_MAX_US. A level that would reach the
+ * line only later is not heading there yet (the guard looks again at the
+ * next trigger, and yields as the line comes within reach); and the
+ * growth measured right after kills at the line (memory charged again as
+ * the kernel refills its stocks) is no leak: 388 KiB/s of it made a
+ * 60 s window see a tmpfs-filled domain as heading for its OOM. */
+#define STORM_HORIZON_MAX_US (10 * 1000000ULL)
+uint64_t storm_horizon(uint64_t window_us);
 
 /* Bytes freed between two readings of memory in use (0 if it grew). */
 uint64_t storm_freed(uint64_t before, uint64_t after);

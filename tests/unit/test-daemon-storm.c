@@ -109,6 +109,18 @@ static void test_heading(void)
 	s.rate = UINT64_MAX;
 	s.headroom = UINT64_MAX - 1;
 	CHECK(storm_heading(&s, 60 * S)); /* no overflow */
+	/* the horizon is the window, at most 10 s: tests/vm tmpfs-filler's
+	 * domain at its line, 11 MiB from memory.max, measured growing at
+	 * 388 KiB/s right after two kills, is not heading (it was with a
+	 * 60 s window); at 2 MiB/s it is */
+	CHECK_EQ_U64(storm_horizon(60 * S), 10 * S);
+	CHECK_EQ_U64(storm_horizon(5 * S), 5 * S);
+	s = (struct storm_signs){ .kind = CGOOM_TRIGGER_UNRECLAIMABLE, .rate = 388 * 1024,
+				  .headroom = 11 * MiB };
+	CHECK(storm_heading(&s, 60 * S));
+	CHECK(!storm_heading(&s, storm_horizon(60 * S)));
+	s.rate = 2 * MiB;
+	CHECK(storm_heading(&s, storm_horizon(60 * S)));
 	/* the kernel killing there: heading, whatever the level does */
 	s = (struct storm_signs){ .kind = CGOOM_TRIGGER_MEMORY, .kernel_kills = 1 };
 	CHECK(storm_heading(&s, 60 * S));
