@@ -20,24 +20,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report_swap  # noqa: E402
+from benchlib import kv, num  # noqa: E402
 
 TOOLS = ["cgoom", "cgoom2", "limit", "earlyoom", "oomd", "systemd-oomd", "systemd-oomd-tuned", "kernel"]
-
-
-def kv(line):
-    d = {}
-    for w in line.split()[1:]:
-        if "=" in w:
-            k, v = w.split("=", 1)
-            d[k] = v
-    return d
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def fmt(x):

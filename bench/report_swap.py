@@ -18,24 +18,11 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import kv, num  # noqa: E402
+
 TOOLS = ["cgoom", "cgoom2", "limit", "kernel", "earlyoom", "systemd-oomd", "systemd-oomd-user", "nohang", "oomd",
          "oomd-unified"]
-
-
-def kv(line):
-    d = {}
-    for w in line.split()[1:]:
-        if "=" in w:
-            k, v = w.split("=", 1)
-            d[k] = v
-    return d
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def med(v):

@@ -9,24 +9,12 @@ victim; the killer; kernel OOM kills), the ten-at-once and churn
 summaries, then `ratio METRIC/WHAT/AGAINST X` lines as bench/run prints
 them (bench/report.py), all from this one run.
 """
+import os
 import statistics
 import sys
 
-
-def kv(line):
-    d = {}
-    for w in line.split()[1:]:
-        if "=" in w:
-            k, v = w.split("=", 1)
-            d[k] = v
-    return d
-
-
-def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import kv, num  # noqa: E402
 
 
 def ratio(name, a, b):
