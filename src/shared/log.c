@@ -5,6 +5,7 @@
  * stderr with one write, which keeps concurrent writers' lines whole.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,7 +167,12 @@ void cgoom_log(enum cgoom_log_level level, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 
-	static struct line l; /* too big for a thread's stack to be polite */
+	/* too big for a thread's stack to be polite: one line, shared by the
+	 * loop and the preparation threads, so one of them at a time (each
+	 * line whole on stderr, none garbled by another's) */
+	static struct line l;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
 	l.len = 0;
 	/* journald strips "<N>" and records N as the priority; in JSON mode
 	 * the journal's MESSAGE is then exactly the JSON object */
@@ -191,5 +197,6 @@ void cgoom_log(enum cgoom_log_level level, const char *fmt, ...)
 	l.buf[l.len++] = '\n';
 	fwrite(l.buf, 1, l.len, stderr);
 	fflush(stderr);
+	pthread_mutex_unlock(&lock);
 	errno = saved;
 }

@@ -3,6 +3,7 @@
  * journald priority prefix. stderr is pointed at a temporary file and
  * read back after each line. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,61 @@ static void test_json_long(void)
 	plain_env();
 }
 
+/* Lines logged from several threads at once (the loop and the
+ * preparation threads) come out whole, each once: the line buffer is
+ * one for all of them. */
+#define LOG_THREADS 4
+#define LOG_LINES 300
+
+static void *log_many(void *arg)
+{
+	int t = (int)(long)arg;
+	for (int k = 0; k < LOG_LINES; k++)
+		cgoom_log(CGOOM_LOG_INFO, "thread %d line %03d %s", t, k,
+			  "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnop");
+	return NULL;
+}
+
+static void test_threads_whole_lines(void)
+{
+	plain_env();
+	CHECK(capture_reset() == 0);
+	pthread_t th[LOG_THREADS];
+	for (long t = 0; t < LOG_THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, log_many, (void *)t) == 0);
+	for (int t = 0; t < LOG_THREADS; t++)
+		pthread_join(th[t], NULL);
+	fflush(stderr);
+	struct stat st;
+	CHECK(fstat(STDERR_FILENO, &st) == 0);
+	char *all = calloc(1, (size_t)st.st_size + 1);
+	CHECK(all && pread(STDERR_FILENO, all, (size_t)st.st_size, 0) == st.st_size);
+	int seen[LOG_THREADS][LOG_LINES] = { { 0 } };
+	int whole = 0, bad = 0;
+	for (char *line = all, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		int t, k, n = 0;
+		if (sscanf(line, "cgoom: thread %d line %d abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnop%n",
+			   &t, &k, &n) == 2 && n == (int)strlen(line) && t >= 0 && t < LOG_THREADS &&
+		    k >= 0 && k < LOG_LINES) {
+			seen[t][k]++;
+			whole++;
+		} else {
+			bad++;
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(whole, LOG_THREADS * LOG_LINES);
+	int once = 0;
+	for (int t = 0; t < LOG_THREADS; t++)
+		for (int k = 0; k < LOG_LINES; k++)
+			once += seen[t][k] == 1;
+	CHECK_EQ_INT(once, LOG_THREADS * LOG_LINES);
+	free(all);
+}
+
 int main(void)
 {
 	int saved = dup(STDERR_FILENO);
@@ -261,6 +317,7 @@ int main(void)
 		TAP(test_json_escaping),
 		TAP(test_json_journal),
 		TAP(test_json_long),
+		TAP(test_threads_whole_lines),
 		{ 0 },
 	});
 	dup2(saved, STDERR_FILENO);
