@@ -379,13 +379,15 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		return;
 	if (!dm->dry_run && storm_gate(dm, ev, NULL))
 		return; /* the kill-storm guard (SPEC 6, storm-act.c) said why */
-	/* a standby that proves itself now is used without waiting for a
+	/* a standby that proves itself now is used without waiting for its
 	 * preparation in flight (its result is dropped: a kill happened);
-	 * otherwise that preparation is nearer done than a new one */
+	 * otherwise that preparation is nearer done than a new one. Other
+	 * domains' preparations are never waited for: they run on threads
+	 * with cwds of their own */
 	uint64_t now = cgfs_now_us();
 	bool from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
-	if (!from_standby && dm->prep) {
-		standby_wait(dm);
+	if (!from_standby && standby_in_flight(dm, d)) {
+		standby_wait_for(dm, d);
 		now = cgfs_now_us();
 		from_standby = standby_check(dm, d, now, ev->level, true) == SB_USE;
 	}

@@ -53,9 +53,10 @@ struct trigger_event;
  * (memory.stat, .swap.max, .swap.current, and memory.pressure twice:
  * the PSI "full" and "some" triggers, which cost the kernel a poller
  * each, so quiet domains arm none). FD_RESERVE more are always left
- * free for what a decision
- * and the loop open for a moment: the snapshot reader (a directory per
- * level, 64 levels deep, plus a file and a process directory: 72), the
+ * free for what decisions
+ * and the loop open for a moment: the snapshot readers (a directory per
+ * level, 64 levels deep, plus a file and a process directory: 72 each,
+ * for the loop's and PREP_MAX preparations at once: 360), the
  * discovery walk (two per level: 130), a standby's re-check files (the
  * ranking's 2 x 33, the members' 2 x 64 + 16, the xattr directory:
  * 211), a domain sampled without kept files (10), the event log,
@@ -69,7 +70,9 @@ struct trigger_event;
 /* A domain keeps its active set this long after it was last near its
  * line (no open/close churn at the edge). */
 #define ACTIVE_LINGER_US 10000000ULL
-#define FD_RESERVE 512
+#define FD_RESERVE 768
+/* Preparations at once, each on its thread (standby_slots_for). */
+#define PREP_MAX 4
 /* A standby's fds besides its pidfds (standby.c, standby-members.c). */
 #define FDS_STANDBY_EXTRA 211
 
@@ -455,10 +458,11 @@ struct daemon {
 	/* decisions (standby.c) and kills (act.c) */
 	uint64_t kills_started;   /* a standby decided before a later kill is stale */
 	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
-	struct prep_job *prep;    /* a standby being prepared on its thread, or NULL */
-	struct domain **prep_want; /* domains waiting for it (run.c want_prep) */
+	struct prep_job *prep[PREP_MAX]; /* standbys being prepared, each on its thread */
+	unsigned n_prep, prep_slots; /* in flight; at most this many at once */
+	struct domain **prep_want; /* domains waiting for a free slot (run.c want_prep) */
 	size_t n_prep_want, cap_prep_want;
-	int prep_efd;             /* eventfd: the preparation thread is done */
+	int prep_efd;             /* eventfd: a preparation thread is done */
 	struct watch w_prep;
 
 	struct events ev;
@@ -647,22 +651,34 @@ struct inflight {
 
 /* Makes (or remakes) d's standby decision: fresh lazy snapshot, settings,
  * selection, pidfds opened and verified. 0, or -errno (logged); -EAGAIN
- * without trying while a failed one's retry delay runs. Waits for a
- * preparation in flight first. Takes inflight's array. */
+ * without trying while a failed one's retry delay runs. Waits for d's
+ * own preparation in flight first (never for another domain's). Takes
+ * inflight's array. */
 int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 		    struct inflight *inflight);
-/* The same, with the snapshot and the selection on the preparation
+/* The same, with the snapshot and the selection on a preparation
  * thread, so the loop keeps sampling meanwhile (a snapshot can take
  * hundreds of milliseconds on a loaded machine); the loop finishes it
- * (pidfds, fds) in standby_wait() when the thread signals prep_efd.
- * -EBUSY while one is in flight. The thread reads only the snapshot's
- * files (the reader changes the cwd while it reads: every path the loop
- * opens meanwhile is absolute or relative to a dirfd) and dm->cfg (a
- * reload waits for it first). */
+ * (pidfds, fds) in standby_reap() when the thread signals prep_efd. Up
+ * to prep_slots run at once, one per domain: -EBUSY when no slot is free
+ * or d's is in flight. Each thread reads only the snapshot's files, with
+ * a cwd of its own (cgoom_reader_private_cwd; the reader moves it; where
+ * that is refused, one read on the shared cwd at a time), and
+ * dm->cfg (a reload waits for every thread first). */
 int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 			  struct inflight *inflight);
-/* Joins the preparation in flight, if any, and installs its standby. */
-void standby_wait(struct daemon *dm);
+/* Whether another preparation can start now / d's is in flight. */
+bool standby_slot_free(const struct daemon *dm);
+bool standby_in_flight(const struct daemon *dm, const struct domain *d);
+/* Joins every finished preparation and installs its standby. */
+void standby_reap(struct daemon *dm);
+/* Joins d's preparation, if one is in flight, and installs it. */
+void standby_wait_for(struct daemon *dm, const struct domain *d);
+/* Joins every preparation in flight (reload, exit). */
+void standby_wait_all(struct daemon *dm);
+/* How many preparations run at once on a machine with `cpus` CPUs: one
+ * per CPU, 1 to PREP_MAX. */
+unsigned standby_slots_for(long cpus);
 /* The verdict on d's standby now (crossing: the trigger fired), after
  * re-validating its targets (allocates nothing). */
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,

@@ -128,10 +128,10 @@ static void want_prep(struct daemon *dm, const struct trigger_event *ev)
 	dm->prep_want[dm->n_prep_want++] = d;
 }
 
-/* The preparation thread is free: the most urgent waiting domain's. */
+/* A preparation slot is free: the most urgent waiting domain's. */
 static void prep_next(struct daemon *dm)
 {
-	while (!dm->prep && dm->n_prep_want) {
+	while (standby_slot_free(dm) && dm->n_prep_want) {
 		size_t best = 0;
 		for (size_t i = 1; i < dm->n_prep_want; i++)
 			if (dm->prep_want[i]->prep_deadline_us < dm->prep_want[best]->prep_deadline_us)
@@ -140,7 +140,7 @@ static void prep_next(struct daemon *dm)
 		dm->prep_want[best] = dm->prep_want[--dm->n_prep_want];
 		d->prep_wanted = false;
 		/* gone, killing, or no longer near: nothing to prepare */
-		if (d->dead || kl_active(&d->kill.lc) || !d->approach)
+		if (d->dead || kl_active(&d->kill.lc) || !d->approach || standby_in_flight(dm, d))
 			continue;
 		uint64_t now = cgfs_now_us();
 		if (standby_check(dm, d, now, d->prep_level, false) == SB_USE)
@@ -214,8 +214,8 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 		  d->path, (unsigned long long)ev->level, (unsigned long long)ev->headroom,
 		  (unsigned long long)ev->rate, (unsigned long long)ev->next_us);
 	/* near the line: keep the decision ready */
-	if (dm->prep) {
-		want_prep(dm, ev); /* one preparation at a time: queued by urgency */
+	if (!standby_slot_free(dm) || standby_in_flight(dm, d)) {
+		want_prep(dm, ev); /* every slot busy: queued by urgency */
 		return;
 	}
 	enum sb_verdict v = standby_check(dm, d, ev->t0, ev->level, false);
@@ -348,7 +348,7 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	/* due by time first (the busy ones and backstops), then the budget's,
 	 * for a slice of time at most (sched.c SCHED_PROBE_SLICE_US) */
 	size_t n_time = n - dm->sched.n_alloc_due;
-	bool busy = dm->prep != NULL;
+	bool busy = dm->n_prep > 0;
 	for (size_t i = 0; i < n_time; i++) {
 		sample(dm, due[i], now, false);
 		busy = busy || (!due[i]->dead && due[i]->approach);
@@ -383,7 +383,7 @@ static void on_timer(struct daemon *dm, uint64_t now)
 
 static void reload(struct daemon *dm)
 {
-	standby_wait(dm); /* the preparation thread reads dm->cfg */
+	standby_wait_all(dm); /* the preparation threads read dm->cfg */
 	struct cgoom_config n;
 	int r = config_load(dm->config_path, dm->o.config_given, &n);
 	struct cgoom_strbuf f = { 0 };
@@ -484,6 +484,7 @@ static int setup_fds(struct daemon *dm)
 	if (dm->epfd < 0 || dm->sigfd < 0 || dm->timerfd < 0 || dm->deadlinefd < 0 ||
 	    dm->prep_efd < 0)
 		return -errno;
+	dm->prep_slots = standby_slots_for(sysconf(_SC_NPROCESSORS_ONLN));
 	dm->w_prep.kind = W_PREP;
 	dm->w_sig.kind = W_SIGNAL;
 	dm->w_timer.kind = W_TIMER;
@@ -534,7 +535,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		act_pidfd(dm, w, now);
 		break;
 	case W_PREP:
-		standby_wait(dm);
+		standby_reap(dm);
 		prep_next(dm);
 		break;
 	case W_INOTIFY:
@@ -546,7 +547,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 
 static void daemon_free(struct daemon *dm)
 {
-	standby_wait(dm);
+	standby_wait_all(dm);
 	post_hooks_reap(dm, 0, true);
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */

@@ -30,8 +30,8 @@
  * the decision is made again right there. Dropped when the domain goes.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -503,10 +503,27 @@ static void prep_failed(struct domain *d, int r)
 		  strerror(-r), d->prep_fails, (unsigned long long)(delay / 1000));
 }
 
+/* ---- the cwd the readers move ----
+ *
+ * The lazy reader moves the cwd while it reads (reader-lazy.c: a deferred
+ * cgroup's xattrs are read by name from its parent, made the cwd). A
+ * preparation thread takes a cwd of its own (cgoom_reader_private_cwd), so preparations run side by side and beside the loop's
+ * own decisions. Where that is refused, a read on the cwd shared with
+ * the loop takes this lock, and the loop takes it for its own: one such
+ * read at a time, as before. */
+static pthread_mutex_t shared_cwd = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned standby_slots_for(long cpus)
+{
+	if (cpus < 1)
+		return 1;
+	return cpus > PREP_MAX ? PREP_MAX : (unsigned)cpus;
+}
+
 int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 		    struct inflight *inflight)
 {
-	standby_wait(dm); /* the engine runs on one thread at a time */
+	standby_wait_for(dm, d); /* its own, in flight: nearer done than a new one */
 	struct standby *sb = now < d->prep_retry_us ? NULL : standby_new();
 	if (!sb) {
 		free(inflight->pids);
@@ -516,7 +533,9 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
 	sb->kills_at = dm->kills_started;
 	use_inflight(sb, inflight);
+	pthread_mutex_lock(&shared_cwd);
 	int r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
+	pthread_mutex_unlock(&shared_cwd);
 	if (r == 0)
 		r = decide_finish(dm, d, sb);
 	if (r < 0) {
@@ -528,7 +547,7 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	return 0;
 }
 
-/* ---- on the preparation thread ---- */
+/* ---- on the preparation threads ---- */
 
 struct prep_job {
 	pthread_t th;
@@ -538,18 +557,43 @@ struct prep_job {
 	const struct cgoom_config *cfg;
 	int efd;
 	int r;
+	bool done; /* set (release) by the thread when r is final */
 	uint64_t start_us, level;
 };
 
 static void *prep_main(void *arg)
 {
 	struct prep_job *j = arg;
+	bool own = cgoom_reader_private_cwd() == 0;
+	if (!own)
+		pthread_mutex_lock(&shared_cwd);
 	j->r = decide_engine(j->roots, j->cfg, j->path, j->sb);
+	if (!own)
+		pthread_mutex_unlock(&shared_cwd);
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 	uint64_t one = 1;
 	if (write(j->efd, &one, sizeof(one)) < 0) {
-		/* the loop joins on its next standby_wait() anyway */
+		/* the loop joins on its next standby_reap() or wait anyway */
 	}
 	return NULL;
+}
+
+static int job_of(const struct daemon *dm, const char *path)
+{
+	for (unsigned i = 0; i < dm->n_prep; i++)
+		if (strcmp(dm->prep[i]->path, path) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool standby_in_flight(const struct daemon *dm, const struct domain *d)
+{
+	return job_of(dm, d->path) >= 0;
+}
+
+bool standby_slot_free(const struct daemon *dm)
+{
+	return dm->prep_efd >= 0 && dm->n_prep < dm->prep_slots && dm->n_prep < PREP_MAX;
 }
 
 int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
@@ -558,7 +602,9 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	struct prep_job *j = NULL;
 	struct standby *sb = NULL;
 	char *path = NULL;
-	int r = dm->prep || dm->prep_efd < 0 ? -EBUSY : now < d->prep_retry_us ? -EAGAIN : 0;
+	int r = !standby_slot_free(dm) || standby_in_flight(dm, d) ? -EBUSY
+		: now < d->prep_retry_us			 ? -EAGAIN
+								 : 0;
 	if (r < 0)
 		goto out_free;
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
@@ -583,7 +629,7 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	pthread_attr_destroy(&at);
 	if (r < 0)
 		goto out_free;
-	dm->prep = j;
+	dm->prep[dm->n_prep++] = j;
 	return 0;
 out_free:
 	free(inflight->pids); /* taken, whatever happens */
@@ -594,16 +640,13 @@ out_free:
 	return r;
 }
 
-void standby_wait(struct daemon *dm)
+/* Joins job i (finished, or waited for) and installs its standby. */
+static void join(struct daemon *dm, unsigned i)
 {
-	struct prep_job *j = dm->prep;
-	if (!j)
-		return;
+	struct prep_job *j = dm->prep[i];
 	pthread_join(j->th, NULL);
-	uint64_t n;
-	while (read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
-		;
-	dm->prep = NULL;
+	dm->prep[i] = dm->prep[--dm->n_prep];
+	dm->prep[dm->n_prep] = NULL;
 	struct domain *d = domains_find(dm, j->path);
 	int r = j->r;
 	/* a kill since it began changed the in-flight set: drop it */
@@ -617,6 +660,34 @@ void standby_wait(struct daemon *dm)
 	}
 	free(j->path);
 	free(j);
+}
+
+void standby_reap(struct daemon *dm)
+{
+	uint64_t n;
+	while (dm->prep_efd >= 0 && read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+		;
+	for (unsigned i = 0; i < dm->n_prep;)
+		if (__atomic_load_n(&dm->prep[i]->done, __ATOMIC_ACQUIRE))
+			join(dm, i); /* the last one moved to i */
+		else
+			i++;
+}
+
+void standby_wait_for(struct daemon *dm, const struct domain *d)
+{
+	int i = job_of(dm, d->path);
+	if (i >= 0)
+		join(dm, (unsigned)i);
+}
+
+void standby_wait_all(struct daemon *dm)
+{
+	while (dm->n_prep)
+		join(dm, dm->n_prep - 1);
+	uint64_t n;
+	while (dm->prep_efd >= 0 && read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
+		;
 }
 
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,

@@ -17,17 +17,18 @@
 #define NAME_MAX_LEN 255
 
 /* Set once openat2() turned out missing: a property of the kernel (or of
- * the seccomp filter), the same for the whole process. */
+ * the seccomp filter), the same for the whole process; read and set
+ * by preparation threads side by side (relaxed: any order is right). */
 static bool openat2_missing;
 
 bool cgfs_no_openat2(void)
 {
-	return openat2_missing;
+	return __atomic_load_n(&openat2_missing, __ATOMIC_RELAXED);
 }
 
 void cgfs_set_no_openat2(bool on)
 {
-	openat2_missing = on;
+	__atomic_store_n(&openat2_missing, on, __ATOMIC_RELAXED);
 }
 
 /* The fallback: one component at a time, each directory O_PATH |
@@ -90,7 +91,7 @@ int cgfs_open_beneath(int dirfd, const char *rel, int flags)
 		while (*p == '/')
 			p++;
 	}
-	if (!openat2_missing) {
+	if (!cgfs_no_openat2()) {
 		struct open_how how = {
 			.flags = (uint64_t)flags,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
@@ -102,7 +103,7 @@ int cgfs_open_beneath(int dirfd, const char *rel, int flags)
 			return fd;
 		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
-		openat2_missing = true;
+		cgfs_set_no_openat2(true);
 	}
 	return open_by_components(dirfd, rel, flags);
 }

@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -355,6 +356,11 @@ int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot 
 			     struct cgoom_reader **ret_rd)
 {
 	return cgoom_snapshot_read_lazy_for(r, NULL, ret, ret_rd);
+}
+
+int cgoom_reader_private_cwd(void)
+{
+	return unshare(CLONE_FS) < 0 ? -errno : 0;
 }
 
 int cgoom_snapshot_read_lazy_for(const struct cgoom_roots *r, const char *domain,

@@ -63,11 +63,17 @@ int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret)
  * about such a cgroup (a file missing or malformed, the cgroup going
  * away) makes it read whole, as cgoom_snapshot_read() would. The reader
  * handle *ret_rd is kept for cgoom_snapshot_expand() and freed with
- * cgoom_reader_free(). The cwd is changed during the read and restored.
+ * cgoom_reader_free(). The cwd is changed during the read and restored:
+ * the process's cwd, shared by every thread that did not take its own
+ * (cgoom_reader_private_cwd), so two lazy reads at once need that.
  */
 struct cgoom_reader;
 struct cgoom_decision;
 struct cgoom_settings;
+/* Gives the calling thread a cwd of its own (unshare(CLONE_FS), which
+ * needs no privilege), so its lazy reads may run beside other threads'.
+ * 0, or -errno where that is refused: then its reads share the cwd. */
+int cgoom_reader_private_cwd(void);
 int cgoom_snapshot_read_lazy(const struct cgoom_roots *r, struct cgoom_snapshot *ret,
 			     struct cgoom_reader **ret_rd);
 /*

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "standby-internal.h"
+#include "fake-daemon.h"
 #include "tap.h"
 
 static void test_fits_and_shortfall(void)
@@ -33,46 +33,6 @@ static void test_fits_and_shortfall(void)
 	b.kept = SIZE_MAX;
 	CHECK(!fd_budget_fits(&b, SIZE_MAX));
 	CHECK(fd_budget_shortfall(&b, SIZE_MAX) > 0);
-}
-
-static struct domain *fake(const char *path, bool kept, size_t n_fds)
-{
-	struct domain *d = calloc(1, sizeof(*d));
-	d->path = strdup(path);
-	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->stat_fd = -1;
-	d->swap_max_fd = d->swap_current_fd = d->psi_fd = d->psi_some_fd = -1;
-	d->files_open = d->kept = kept;
-	d->n_fds = kept ? n_fds : 0;
-	return d;
-}
-
-static struct daemon *fake_daemon(size_t n)
-{
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	dm->ev.fd = -1;
-	dm->domains = calloc(n + 1, sizeof(*dm->domains));
-	dm->domains[0] = fake("/", false, 0);
-	dm->domains[0]->system = true;
-	dm->n_domains = dm->cap_domains = n + 1;
-	dm->fds = (struct fd_budget){ .limit = 1000, .fixed = 10, .reserve = 500 };
-	for (size_t i = 1; i <= n; i++) {
-		char p[32];
-		snprintf(p, sizeof(p), "/c%zu", i);
-		dm->domains[i] = fake(p, true, 10);
-		dm->fds.kept += 10;
-	}
-	return dm;
-}
-
-static void fake_free(struct daemon *dm)
-{
-	for (size_t i = 0; i < dm->n_domains; i++) {
-		free(dm->domains[i]->path);
-		free(dm->domains[i]);
-	}
-	free(dm->domains);
-	cgoom_strbuf_free(&dm->polled_news);
-	free(dm);
 }
 
 static void test_make_room_quiet_newest_first(void)

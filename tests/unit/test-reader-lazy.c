@@ -2,6 +2,9 @@
 /* The lazy reader (branch and bound): what it defers, how it expands,
  * and that its answer is the full read's. */
 #include <limits.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,6 +401,90 @@ static void test_inflight_located(void)
 	lazy_cleanup();
 }
 
+/* Lazy reads side by side, each on a thread with a cwd of its own
+ * (cgoom_reader_private_cwd; the daemon's preparations run so): the
+ * reader moves the cwd to each parent to read its deferred children's
+ * xattrs, so on a shared cwd one thread's move would send another's
+ * xattr reads to the wrong directory (the leaf dropped, or given
+ * another's settings). Every read must find every leaf with its own
+ * bias, and the main thread's cwd must not move. */
+#define CWD_PARENTS 4
+#define CWD_LEAVES 6
+#define CWD_THREADS 4
+#define CWD_READS 40
+
+struct cwd_job {
+	pthread_t th;
+	int private_r;
+	int bad; /* reads that missed a leaf or its bias */
+};
+
+static void *cwd_reader(void *arg)
+{
+	struct cwd_job *j = arg;
+	j->private_r = cgoom_reader_private_cwd();
+	for (int k = 0; k < CWD_READS; k++) {
+		struct cgoom_snapshot s;
+		struct cgoom_reader *rd = NULL;
+		if (cgoom_snapshot_read_lazy(&g_roots, &s, &rd) < 0) {
+			j->bad++;
+			continue;
+		}
+		for (int p = 0; p < CWD_PARENTS; p++)
+			for (int l = 0; l < CWD_LEAVES; l++) {
+				char path[64];
+				snprintf(path, sizeof path, "/p%d/l%d", p, l);
+				int i = cgoom_snapshot_find(&s, path);
+				if (i < 0 || !s.cgroups[i].deferred || !s.cgroups[i].raw.has_user_bias ||
+				    s.cgroups[i].raw.user_bias != 10 * p + l + 1) {
+					j->bad++;
+					goto next;
+				}
+			}
+next:
+		cgoom_reader_free(rd);
+		cgoom_snapshot_free(&s);
+	}
+	return NULL;
+}
+
+static void test_concurrent_reads_private_cwd(void)
+{
+	fx_new();
+	memory_below("");
+	for (int p = 0; p < CWD_PARENTS; p++) {
+		char par[16];
+		snprintf(par, sizeof par, "/p%d", p);
+		mkcg(par, true, "");
+		memory_below(par);
+		for (int l = 0; l < CWD_LEAVES; l++) {
+			char path[32], rel[40], val[8];
+			snprintf(path, sizeof path, "%s/l%d", par, l);
+			leaf(path, 600 + 10 * p + l, 1024, "5000000\n");
+			snprintf(rel, sizeof rel, "cg%s", path);
+			snprintf(val, sizeof val, "%d", 10 * p + l + 1);
+			if (!xset(rel, "user.cgoom.bias", val)) {
+				lazy_cleanup();
+				SKIP("user xattrs not supported on this filesystem");
+			}
+		}
+	}
+	CHECK_EQ_INT(fx_prepare(), 0);
+	struct stat before, after;
+	CHECK(stat(".", &before) == 0);
+	struct cwd_job jobs[CWD_THREADS] = { 0 };
+	for (int t = 0; t < CWD_THREADS; t++)
+		CHECK(pthread_create(&jobs[t].th, NULL, cwd_reader, &jobs[t]) == 0);
+	for (int t = 0; t < CWD_THREADS; t++) {
+		pthread_join(jobs[t].th, NULL);
+		CHECK_EQ_INT(jobs[t].private_r, 0);
+		CHECK_EQ_INT(jobs[t].bad, 0);
+	}
+	CHECK(stat(".", &after) == 0);
+	CHECK(before.st_ino == after.st_ino && before.st_dev == after.st_dev);
+	lazy_cleanup();
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -414,6 +501,7 @@ int main(void)
 		TAP(test_broken_bound_reads_everything),
 		TAP(test_grown_leaf_reread_alone),
 		TAP(test_inflight_located),
+		TAP(test_concurrent_reads_private_cwd),
 		{ 0 },
 	});
 }
