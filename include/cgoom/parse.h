@@ -70,6 +70,12 @@ struct cgoom_memevents {
 };
 int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *ret);
 
+/* cgroup.events: whether any process lives in the cgroup's subtree
+ * ("populated 1"). -ENOENT without a populated line; -EBADMSG on a
+ * malformed file or a value other than 0 or 1. *ret untouched on
+ * failure. */
+int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated);
+
 /* memory.pressure and /proc/pressure/{memory,cpu,io}:
  *   some avg10=0.12 avg60=0.00 avg300=0.00 total=12345
  *   full avg10=0.00 avg60=0.00 avg300=0.00 total=0

@@ -49,7 +49,7 @@ struct trigger_event;
 /* ---- fds.c: the file-descriptor budget ----
  *
  * A cgroup domain keeps FDS_PER_DOMAIN files open (its directory,
- * memory.events, .current, .max, .high); near its line FDS_ACTIVE more
+ * memory.events, .current, .max, .high, cgroup.events); near its line FDS_ACTIVE more
  * (memory.stat, .swap.max, .swap.current, and memory.pressure twice:
  * the PSI "full" and "some" triggers, which cost the kernel a poller
  * each, so quiet domains arm none). FD_RESERVE more are always left
@@ -65,7 +65,7 @@ struct trigger_event;
  * prepared, by closing the kept files of quiet domains, which are then
  * polled: a decision never waits or fails for lack of an fd while any
  * domain holds files it could do without. */
-#define FDS_PER_DOMAIN 5
+#define FDS_PER_DOMAIN 6
 #define FDS_ACTIVE 5
 /* A domain keeps its active set this long after it was last near its
  * line (no open/close churn at the edge). */
@@ -96,6 +96,7 @@ enum watch_kind {
 	W_TIMER,    /* sampling, rescans, metrics */
 	W_DEADLINE, /* term_grace and kill_wait expiries */
 	W_EVENTS,   /* a domain's memory.events changed */
+	W_CGEVENTS, /* a domain's cgroup.events changed (populated) */
 	W_PSI,      /* a domain's PSI full trigger fired */
 	W_PSI_SOME, /* a domain's PSI some trigger fired: sample now */
 	W_PIDFD,    /* a victim exited */
@@ -177,6 +178,7 @@ void discover_walk(struct daemon *dm, uint64_t now);
 /* Reads and handles the inotify events waiting. */
 void discover_read(struct daemon *dm);
 uint64_t discover_next_walk_us(const struct daemon *dm);
+
 /* d is being torn down: its node forgets it. */
 void discover_forget(struct daemon *dm, struct domain *d);
 void discover_free(struct daemon *dm);
@@ -188,6 +190,11 @@ void discover_free(struct daemon *dm);
  * this long after its last sample (what the budget does not cover:
  * doc/scale.md "Sampling"). */
 #define SCHED_BACKSTOP_US 60000000ULL
+/* A quiet domain with no process in its subtree has nothing to kill and
+ * can grow by a process joining (cgroup.events changes: inotify samples
+ * it at once), by its own memory.events, or by the charges no budget
+ * covers; it is sampled at the least this often, not on the budget. */
+#define SCHED_EMPTY_US 600000000ULL
 /* The allocation budget's tick never comes sooner than this after the
  * last (budgets expiring meanwhile wait at most that long). */
 #define SCHED_TICK_FLOOR_US 10000ULL
@@ -237,11 +244,13 @@ struct sched_in {
 	uint64_t t0, next_us;  /* when it was taken; the detectors' pace */
 	bool approach, in_band; /* the detectors' */
 	bool active;            /* a standby, a trigger, a kill, no finite limit, the system */
+	bool empty;             /* no process in its subtree, and its cgroup.events
+				 * fd kept and watched (a change wakes the loop) */
 	bool budget_ok;         /* pgalloc is being read */
 	uint64_t headroom, rate; /* the detectors' */
 	uint64_t current, watch_line; /* memory.current; cgoom_watch_line() */
 	uint64_t pgalloc, slack_pages, page_size;
-	uint64_t backstop_us;
+	uint64_t backstop_us, empty_us;
 };
 struct sched_plan {
 	uint64_t due_us;    /* sampled by this time */
@@ -250,7 +259,8 @@ struct sched_plan {
 };
 /* Pure: when the domain is sampled next. Active, approaching, in its
  * band, or without a budget: at the detectors' pace (t0 + next_us).
- * Otherwise on the budget: once cgoom_alloc_room_pages() more pages were
+ * Otherwise, empty: after empty_us (at its events before). Otherwise on
+ * the budget: once cgoom_alloc_room_pages() more pages were
  * allocated, or at the time half its measured growth to the line needs,
  * or after the backstop, whichever is first, and never sooner than
  * next_us. */
@@ -324,8 +334,10 @@ struct domain {
 	int events_fd, current_fd, max_fd, high_fd, stat_fd;
 	int swap_max_fd, swap_current_fd;
 	int psi_fd, psi_some_fd;
+	int cgevents_fd; /* cgroup.events (optional): whether it is empty */
+	bool cgevents_watched; /* ... in the epoll set (EPOLLPRI) */
 	bool psi_trigger; /* a kernel PSI trigger is armed on psi_fd; else polled */
-	struct watch w_events, w_psi, w_psi_some;
+	struct watch w_events, w_psi, w_psi_some, w_cgevents;
 	struct system_files sys; /* the system domain's */
 	/* a cgroup domain keeps its files open between samples when the fd
 	 * budget allows (kept); otherwise they are opened for each sample
@@ -377,6 +389,10 @@ struct domain {
 	uint64_t alloc_due; /* ... due when pgalloc reaches this */
 	uint64_t watch_line; /* cgoom_watch_line() at the last sample */
 	bool due_by_alloc;  /* sched_due took it for the budget alone */
+	bool empty;         /* no process in its subtree (cgroup.events), as
+			     * last read: at domain_add, when its kept
+			     * cgroup.events fd wakes the loop, and at every
+			     * walk (domain_read_populated) */
 	unsigned quiet_probes; /* budget probes in a row that found it not grown */
 	bool approach;         /* the last sample asked for a standby decision */
 	int read_err;          /* the failed read last reported, or 0 */
@@ -493,6 +509,13 @@ int domains_init(struct daemon *dm);
 /* A new domain for the memcg directory dirfd (taken) at path, its files
  * open and a first sample taken; NULL when it is none (logged). */
 struct domain *domain_add(struct daemon *dm, int dirfd, const char *path);
+/* Reads d's cgroup.events (its kept fd, else below dirfd, d's
+ * directory): d->empty; unreadable or malformed counts as populated.
+ * True when it changed. */
+bool domain_read_populated(struct daemon *dm, struct domain *d, int dirfd);
+/* Whether d's emptiness is watched: its cgroup.events fd is kept and
+ * in the epoll set, so a process joining wakes the loop. */
+bool domain_empty_watched(const struct domain *d);
 void domains_apply_config(struct daemon *dm);
 void domains_rearm_psi(struct daemon *dm);
 void domains_reap(struct daemon *dm);

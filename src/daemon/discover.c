@@ -205,6 +205,8 @@ static void check_limit(struct daemon *dm, struct cgnode *n, int fd, bool on_eve
 	} else if (n->d && finite != 0) {
 		if (on_event)
 			poke(dm, n->d); /* (an unreadable limit: kept as it was) */
+		else if (domain_read_populated(dm, n->d, fd) && !n->d->empty)
+			poke(dm, n->d); /* the walk checks what the events said */
 	} else if (!n->d && finite > 0) {
 		int k = dup(fd);
 		struct domain *d = k >= 0 ? domain_add(dm, k, n->path) : NULL;

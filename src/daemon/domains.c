@@ -120,11 +120,13 @@ static struct domain *domain_new(const char *path)
 		return NULL;
 	}
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->psi_fd = -1;
+	d->cgevents_fd = -1;
 	d->stat_fd = d->swap_max_fd = d->swap_current_fd = d->psi_some_fd = -1;
 	d->sys.meminfo_fd = d->sys.vmstat_fd = -1;
 	d->heap_pos[0] = d->heap_pos[1] = HEAP_NONE;
 	d->kill.tg.xattr_fd = -1; /* act.c's kill state: no xattr fd yet */
 	d->w_events = (struct watch){ .kind = W_EVENTS, .d = d };
+	d->w_cgevents = (struct watch){ .kind = W_CGEVENTS, .d = d };
 	d->w_psi = (struct watch){ .kind = W_PSI, .d = d };
 	d->w_psi_some = (struct watch){ .kind = W_PSI_SOME, .d = d };
 	return d;
@@ -310,6 +312,8 @@ void domains_apply_config(struct daemon *dm)
 static void files_close_all(struct domain *d)
 {
 	close_fd(&d->events_fd); /* closing removes them from epoll */
+	close_fd(&d->cgevents_fd);
+	d->cgevents_watched = false;
 	close_fd(&d->psi_fd);
 	close_fd(&d->psi_some_fd);
 	close_fd(&d->stat_fd);
@@ -325,7 +329,7 @@ static size_t files_count(const struct domain *d)
 {
 	const int fds[] = { d->dirfd,	   d->events_fd,   d->current_fd,	 d->max_fd,
 			    d->high_fd,	   d->stat_fd,	   d->swap_max_fd, d->swap_current_fd,
-			    d->psi_fd,	   d->psi_some_fd };
+			    d->psi_fd,	   d->psi_some_fd, d->cgevents_fd };
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
 		n += fds[i] >= 0;
@@ -369,6 +373,7 @@ static int files_open_at(struct domain *d)
 		return r < 0 ? r : -ENOENT;
 	}
 	d->high_fd = openat(dirfd, "memory.high", RDONLY);
+	d->cgevents_fd = openat(dirfd, "cgroup.events", RDONLY);
 	/* optional: without memory.stat only the at-the-limit backstop fires */
 	d->stat_fd = openat(dirfd, "memory.stat", RDONLY);
 	d->swap_max_fd = openat(dirfd, "memory.swap.max", RDONLY);
@@ -420,6 +425,9 @@ static void files_keep(struct daemon *dm, struct domain *d, bool active)
 		if (epoll_ctl(dm->epfd, EPOLL_CTL_ADD, d->events_fd, &ev) < 0)
 			log_warning("%s: cannot watch memory.events (%s); polling it", d->path,
 				    strerror(errno));
+		struct epoll_event cev = { .events = EPOLLPRI, .data.ptr = &d->w_cgevents };
+		d->cgevents_watched = d->cgevents_fd >= 0 &&
+				      epoll_ctl(dm->epfd, EPOLL_CTL_ADD, d->cgevents_fd, &cev) == 0;
 	}
 	d->kept = true;
 	d->n_fds = files_count(d);
@@ -526,6 +534,7 @@ struct domain *domain_add(struct daemon *dm, int dirfd, const char *path)
 	if (r < 0)
 		goto out_free;
 	d->sample_ok = true;
+	domain_read_populated(dm, d, dirfd);
 	cgoom_cgroup_baseline(&d->trig, &d->sample);
 	if (dm->once)
 		memset(&d->trig, 0, sizeof(d->trig)); /* judge the counters as they stand */
@@ -550,7 +559,7 @@ struct domain *domain_add(struct daemon *dm, int dirfd, const char *path)
 		return NULL;
 	}
 	char h[32], m[32];
-	log_info("domain %s: memory.max %s, margin %s%s%s%s", path,
+	log_info("domain %s: memory.max %s, margin %s%s%s%s%s", path,
 		 cgoom_human_size(d->sample.max, h, sizeof(h)),
 		 cgoom_human_size(d->params.margin, m, sizeof(m)),
 		 d->params.guarded ? ", guard band" : "",
@@ -558,7 +567,10 @@ struct domain *domain_add(struct daemon *dm, int dirfd, const char *path)
 		 : !d->active_open ? ""
 		 : d->psi_trigger ? ", PSI trigger"
 				  : ", PSI polled",
-		 has_stat ? "" : ", no memory.stat (limit backstop only)");
+		 has_stat ? "" : ", no memory.stat (limit backstop only)",
+		 !domain_empty_watched(d) || !d->empty
+			 ? ""
+			 : ", empty (no process: looked at again when one comes)");
 	if (!keep) {
 		domain_files_close(dm, d);
 		domains_note_polled(dm, d);
@@ -569,6 +581,29 @@ out_free:
 	free(d->path);
 	free(d);
 	return NULL;
+}
+
+bool domain_read_populated(struct daemon *dm, struct domain *d, int dirfd)
+{
+	bool populated = true, was = d->empty;
+	int fd = d->cgevents_fd >= 0 ? d->cgevents_fd
+		 : dirfd >= 0	     ? openat(dirfd, "cgroup.events", RDONLY)
+				     : -1;
+	if (fd >= 0) {
+		size_t len;
+		if (cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
+		    cgoom_parse_cgroup_events(dm->buf, len, &populated) < 0)
+			populated = true;
+		if (fd != d->cgevents_fd)
+			close(fd);
+	}
+	d->empty = !d->system && !populated;
+	return d->empty != was;
+}
+
+bool domain_empty_watched(const struct domain *d)
+{
+	return d->kept && d->cgevents_fd >= 0 && d->cgevents_watched;
 }
 
 /* d's files are closed (domain_close, by the loop's teardown). */

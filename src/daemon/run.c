@@ -518,6 +518,12 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 	case W_EVENTS:
 		sample(dm, w->d, now, false);
 		break;
+	case W_CGEVENTS:
+		/* a process came into its subtree (off the slow pace at once),
+		 * or the last one left (the next sample's plan says so) */
+		if (!w->d->dead && domain_read_populated(dm, w->d, -1) && !w->d->empty)
+			sample(dm, w->d, now, false);
+		break;
 	case W_PSI_SOME:
 		w->d->pressure_woke = true; /* pressure.c: look at the PSI file now */
 		sample(dm, w->d, now, false);

@@ -14,6 +14,9 @@
  *    (/proc/vmstat pgalloc_*, read at the "tick"), when its measured
  *    growth says so, at the latest after SCHED_BACKSTOP_US, and at once
  *    on any event of its own (memory.events, a write to memory.max);
+ *  - a quiet one with no process in its subtree (cgroup.events) is on
+ *    neither: nothing can be killed there, and a process joining wakes
+ *    it (its cgroup.events fd, kept); SCHED_EMPTY_US at the latest;
  *  - the tick reads /proc/vmstat at the pace the smallest remaining room
  *    asks for: that room at earlyoom's worst-case 6000 MiB/s (100 ms ..
  *    1 s) or at half the measured system-wide allocation rate.
@@ -137,7 +140,15 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 void sched_plan_of(const struct sched_in *in, struct sched_plan *ret)
 {
 	*ret = (struct sched_plan){ .due_us = in->t0 + in->next_us };
-	if (!in->budget_ok || in->approach || in->in_band || in->active)
+	if (in->approach || in->in_band || in->active)
+		return;
+	if (in->empty) {
+		/* nobody to kill, and nobody to charge it but what the
+		 * events report: off the budget, off the backstop */
+		ret->due_us = in->t0 + (in->empty_us > in->next_us ? in->empty_us : in->next_us);
+		return;
+	}
+	if (!in->budget_ok)
 		return;
 	uint64_t room = cgoom_alloc_room_pages(in->current, in->watch_line, in->slack_pages,
 					       in->page_size);
@@ -300,6 +311,8 @@ void sched_after(struct daemon *dm, const struct trigger_event *ev)
 		.slack_pages = s->slack_pages,
 		.page_size = s->page_size,
 		.backstop_us = SCHED_BACKSTOP_US,
+		.empty = d->empty && domain_empty_watched(d),
+		.empty_us = SCHED_EMPTY_US,
 	};
 	sched_plan_of(&in, &plan);
 	/* a domain that was near its line keeps its active set (memory.stat,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cgroup v2 files: memory.stat, memory.events and the PSI files
+ * cgroup v2 files: memory.stat, memory.events, cgroup.events and the PSI files
  * (memory.pressure and /proc/pressure/ share one format).
  */
 #include <errno.h>
@@ -104,6 +104,30 @@ int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *r
 	if (r < 0)
 		return r;
 	*ret = e;
+	return 0;
+}
+
+/* cgroup.events: "populated 0|1" (any process in the subtree), "frozen
+ * 0|1" (not needed). */
+#define CGEVENTS_POPULATED 1u
+static const struct flat_key cgevents_keys[] = {
+	{ "populated", CGEVENTS_POPULATED, 0 },
+};
+
+int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated)
+{
+	if (!buf && len)
+		return -EINVAL;
+	uint64_t populated = 0;
+	unsigned present;
+	int r = parse_flat_keyed(buf, len, cgevents_keys, 1, &populated, &present);
+	if (r < 0)
+		return r;
+	if (!(present & CGEVENTS_POPULATED))
+		return -ENOENT;
+	if (populated > 1)
+		return -EBADMSG;
+	*ret_populated = populated == 1;
 	return 0;
 }
 

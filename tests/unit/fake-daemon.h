@@ -18,7 +18,7 @@ static inline struct domain *fake(const char *path, bool kept, size_t n_fds)
 	struct domain *d = calloc(1, sizeof(*d));
 	d->path = strdup(path);
 	d->dirfd = d->events_fd = d->current_fd = d->max_fd = d->high_fd = d->stat_fd = -1;
-	d->swap_max_fd = d->swap_current_fd = d->psi_fd = d->psi_some_fd = -1;
+	d->swap_max_fd = d->swap_current_fd = d->psi_fd = d->psi_some_fd = d->cgevents_fd = -1;
 	d->files_open = d->kept = kept;
 	d->n_fds = kept ? n_fds : 0;
 	return d;

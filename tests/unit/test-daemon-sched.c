@@ -85,7 +85,8 @@ static struct sched_in quiet(void)
 	return (struct sched_in){ .t0 = 1000000, .next_us = 100000, .budget_ok = true,
 				  .headroom = 292 * MiB, .rate = 0, .current = 100 * MiB,
 				  .watch_line = 384 * MiB, .pgalloc = 5000000, .slack_pages = 130,
-				  .page_size = 4096, .backstop_us = SCHED_BACKSTOP_US };
+				  .page_size = 4096, .backstop_us = SCHED_BACKSTOP_US,
+				  .empty_us = SCHED_EMPTY_US };
 }
 
 static void test_plan_budget(void)
@@ -142,6 +143,41 @@ static void test_plan_paced(void)
 	CHECK(p.budgeted && p.alloc_due == UINT64_MAX);
 }
 
+/* A quiet domain with no process in its subtree is on neither the budget
+ * nor the backstop (issue 21: on a node most quiet cgroups with a limit
+ * may be empty, and each budget probe or backstop sample costs): its
+ * events wake it; but one near its line, in its band, or busy keeps the
+ * detectors' pace, empty or not. */
+static void test_plan_empty(void)
+{
+	struct sched_plan p;
+	struct sched_in base = quiet(), in = base;
+	in.empty = true;
+	sched_plan_of(&in, &p);
+	CHECK(!p.budgeted);
+	CHECK_EQ_U64(p.due_us, 1000000 + SCHED_EMPTY_US);
+	CHECK(SCHED_EMPTY_US > SCHED_BACKSTOP_US);
+	/* without pgalloc too */
+	in.budget_ok = false;
+	sched_plan_of(&in, &p);
+	CHECK(!p.budgeted && p.due_us == 1000000 + SCHED_EMPTY_US);
+	bool *flags[] = { &in.approach, &in.in_band, &in.active };
+	for (size_t i = 0; i < 3; i++) {
+		in = base;
+		in.empty = true;
+		*flags[i] = true;
+		sched_plan_of(&in, &p);
+		CHECK(!p.budgeted);
+		CHECK_EQ_U64(p.due_us, 1100000);
+	}
+	/* never sooner than the detectors ask: that pace wins if longer */
+	in = base;
+	in.empty = true;
+	in.next_us = SCHED_EMPTY_US + 5;
+	sched_plan_of(&in, &p);
+	CHECK_EQ_U64(p.due_us, 1000000 + SCHED_EMPTY_US + 5);
+}
+
 static void test_tick_pace(void)
 {
 	/* no budgeted domain: once a second */
@@ -163,5 +199,5 @@ static void test_tick_pace(void)
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
-					    TAP(test_plan_paced), TAP(test_tick_pace), { 0 } });
+					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace), { 0 } });
 }

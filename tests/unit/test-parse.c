@@ -712,6 +712,33 @@ static void test_cgroup_hostile(void)
 
 /* ---- every parser -------------------------------------------------- */
 
+static int cgev(const char *text, bool *p)
+{
+	return cgoom_parse_cgroup_events(text, strlen(text), p);
+}
+
+static void test_cgroup_events(void)
+{
+	bool p = false;
+	CHECK_EQ_INT(cgev("populated 1\nfrozen 0\n", &p), 0);
+	CHECK(p);
+	CHECK_EQ_INT(cgev("populated 0\nfrozen 1\n", &p), 0);
+	CHECK(!p);
+	/* before "frozen" (Linux < 5.2) */
+	p = true;
+	CHECK_EQ_INT(cgev("populated 0\n", &p), 0);
+	CHECK(!p);
+	/* failures leave it alone */
+	p = true;
+	CHECK_EQ_INT(cgev("frozen 0\n", &p), -ENOENT);
+	CHECK_EQ_INT(cgev("", &p), -ENOENT);
+	CHECK_EQ_INT(cgev("populated 2\n", &p), -EBADMSG);
+	CHECK_EQ_INT(cgev("populated 1\npopulated 0\n", &p), -EBADMSG);
+	CHECK_EQ_INT(cgev("populated\n", &p), -EBADMSG);
+	CHECK_EQ_INT(cgev("populated x\n", &p), -EBADMSG);
+	CHECK(p);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -725,6 +752,7 @@ int main(void)
 		TAP(test_memevents_real),
 		TAP(test_memevents_missing),
 		TAP(test_memevents_hostile),
+		TAP(test_cgroup_events),
 		TAP(test_pressure_memcg),
 		TAP(test_pressure_no_full),
 		TAP(test_pressure_hostile),
