@@ -77,6 +77,23 @@ void act_forget(struct daemon *dm, struct domain *d)
 	kill_state_clear(dm, d);
 }
 
+bool domains_overlap(const char *a, const char *b)
+{
+	if (strcmp(a, "/") == 0 || strcmp(b, "/") == 0)
+		return true;
+	size_t la = strlen(a), lb = strlen(b);
+	const char *s = la <= lb ? a : b, *l = la <= lb ? b : a;
+	size_t ls = la <= lb ? la : lb;
+	return strncmp(s, l, ls) == 0 && (l[ls] == '\0' || l[ls] == '/');
+}
+
+void act_note_kill(struct daemon *dm, const struct domain *k)
+{
+	for (size_t i = 0; i < dm->n_domains; i++)
+		if (domains_overlap(dm->domains[i]->path, k->path))
+			dm->domains[i]->kills_seen++;
+}
+
 int act_inflight(const struct daemon *dm, struct inflight *ret)
 {
 	size_t n = 0;
@@ -284,7 +301,7 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 	if (tg->xattr_fd >= 0 && tg->res.n_signalled > 0)
 		sysd_xattr_add(tg->xattr_fd, "user.oomd_kill", (uint64_t)tg->res.n_signalled);
 	k->trigger_us = now;
-	dm->kills_started++;
+	act_note_kill(dm, d);
 	if (tg->res.n_signalled == 0)
 		return -ESRCH;
 	for (size_t i = 0; i < tg->res.n_targets; i++) {

@@ -405,6 +405,11 @@ struct domain {
 	uint64_t prep_level;
 	unsigned prep_fails;     /* preparations failed in a row */
 	uint64_t prep_retry_us;  /* none before this after a failure */
+	/* kills started in a domain that overlaps it (itself, an ancestor or
+	 * a descendant; every kill for the system domain): a standby decided
+	 * before a later one is stale. A kill in a disjoint domain signals
+	 * none of its processes and changes none of its candidates. */
+	uint64_t kills_seen;
 
 	/* acting (act.c) */
 	uint64_t cooldown_until_us; /* dry run / no victim: do not act again yet */
@@ -472,7 +477,6 @@ struct daemon {
 	struct sched sched;
 
 	/* decisions (standby.c) and kills (act.c) */
-	uint64_t kills_started;   /* a standby decided before a later kill is stale */
 	uint64_t prepare_cost_us; /* how long a standby decision takes (decaying maximum) */
 	struct prep_job *prep[PREP_MAX]; /* standbys being prepared, each on its thread */
 	unsigned n_prep, prep_slots; /* in flight; at most this many at once */
@@ -760,6 +764,12 @@ void act_arm_deadline(struct daemon *dm);
 /* The PIDs of every victim still dying, for a new decision: 0 or
  * -ENOMEM. */
 int act_inflight(const struct daemon *dm, struct inflight *ret);
+/* Pure: whether cgroup paths a and b ("/", "/a/b") overlap: one is the
+ * other or below it. */
+bool domains_overlap(const char *a, const char *b);
+/* A kill started in k: every domain that overlaps k counts it
+ * (kills_seen). */
+void act_note_kill(struct daemon *dm, const struct domain *k);
 /* Forgets d's kill (the domain is being torn down). */
 void act_forget(struct daemon *dm, struct domain *d);
 

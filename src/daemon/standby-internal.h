@@ -27,7 +27,7 @@ struct standby {
 	uint64_t level_at;          /* the domain's level when decided (standby_judge) */
 	uint64_t lead;              /* standby_lead() of dec */
 	uint64_t proc_lead;         /* cgoom_victim_process_lead() of dec */
-	uint64_t kills_at;          /* dm->kills_started when decided */
+	uint64_t kills_at;          /* the domain's kills_seen when decided */
 	size_t skipped_at;          /* tg.res.n_skipped when prepared */
 	/* the ranking re-check (cgroup entities only; rank_fds NULL: none) */
 	struct rank_fds {

@@ -14,8 +14,9 @@
  * refreshed when the level moved by half the lead or it is older than
  * STANDBY_MAX_AGE_US (stale), except when the line is closer than four
  * preparations' time (the loop samples nothing while it prepares). At
- * the crossing it is used when no kill happened since anywhere (the
- * in-flight set changed), its targets re-validate (none exited, was
+ * the crossing it is used when no kill started since in a domain that
+ * overlaps it (itself, an ancestor, a descendant: the in-flight set or
+ * its candidates changed; a sibling's kill changes neither), its targets re-validate (none exited, was
  * reused or became protected) and either it is not stale or a ranking
  * re-check proves the victim still leads: the victim's footprint read
  * now from its memory.stat against each rival's memory.current +
@@ -531,7 +532,7 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 		return now < d->prep_retry_us ? -EAGAIN : -ENOMEM;
 	}
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
-	sb->kills_at = dm->kills_started;
+	sb->kills_at = d->kills_seen;
 	use_inflight(sb, inflight);
 	pthread_mutex_lock(&shared_cwd);
 	int r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
@@ -614,7 +615,7 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	r = -ENOMEM;
 	if (!j || !sb || !path)
 		goto out_free;
-	sb->kills_at = dm->kills_started;
+	sb->kills_at = d->kills_seen;
 	use_inflight(sb, inflight);
 	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
 				.efd = dm->prep_efd, .start_us = now, .level = level };
@@ -649,8 +650,9 @@ static void join(struct daemon *dm, unsigned i)
 	dm->prep[dm->n_prep] = NULL;
 	struct domain *d = domains_find(dm, j->path);
 	int r = j->r;
-	/* a kill since it began changed the in-flight set: drop it */
-	if (r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != dm->kills_started ||
+	/* a kill since it began, in a domain overlapping d, changed the
+	 * in-flight set or the candidates: drop it */
+	if (r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != d->kills_seen ||
 	    (r = decide_finish(dm, d, j->sb)) < 0) {
 		standby_free(j->sb);
 		if (d && r < 0)
@@ -711,7 +713,7 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 		}
 	}
 	struct standby_limits l = standby_limits_of(sb, crossing);
-	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, dm->kills_started, &l);
+	enum sb_verdict vd = standby_judge(&v, d->dead, now, level, d->kills_seen, &l);
 	if (!crossing) {
 		/* on the way, P's place in its entity (which the level does not
 		 * show) is looked at every MEMBERS_WAY_US: a standby whose P

@@ -4,7 +4,8 @@
  * done, logged, cooled down), a failed preparation's retry delay
  * (standby_retry_delay_us), and the hand-over of a standby's kill
  * targets to the kill state (standby_take_targets: moved, nothing
- * allocated, nothing left behind to free twice).
+ * allocated, nothing left behind to free twice), and which domains'
+ * standbys a kill makes stale (act_note_kill).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -87,8 +88,50 @@ static void test_take_targets(void)
 	CHECK_EQ_INT(budget, 7);
 }
 
+/* Which domains a kill makes stale (kills_seen): the killed domain,
+ * its ancestors (the system's among them) and its descendants, never a
+ * sibling or a cousin, nor a name that merely starts the same. */
+static void test_overlap(void)
+{
+	CHECK(domains_overlap("/", "/a"));
+	CHECK(domains_overlap("/a/b", "/"));
+	CHECK(domains_overlap("/a", "/a"));
+	CHECK(domains_overlap("/a", "/a/b"));
+	CHECK(domains_overlap("/a/b/c", "/a"));
+	CHECK(!domains_overlap("/a", "/b"));
+	CHECK(!domains_overlap("/a", "/ab"));
+	CHECK(!domains_overlap("/ab/c", "/a"));
+	CHECK(!domains_overlap("/a/b", "/a/c"));
+}
+
+static void test_kill_stales_overlapping_only(void)
+{
+	const char *paths[] = { "/", "/fleet", "/fleet/hot1", "/fleet/hot1/svc", "/fleet/hot2",
+				"/fleet/hot10", "/other" };
+	enum { N = sizeof(paths) / sizeof(paths[0]) };
+	struct domain ds[N];
+	struct domain *ptrs[N];
+	memset(ds, 0, sizeof(ds));
+	for (size_t i = 0; i < N; i++) {
+		ds[i].path = (char *)paths[i];
+		ptrs[i] = &ds[i];
+	}
+	struct daemon dm;
+	memset(&dm, 0, sizeof(dm));
+	dm.domains = ptrs;
+	dm.n_domains = N;
+	act_note_kill(&dm, &ds[2]); /* a kill in /fleet/hot1 */
+	const uint64_t want[N] = { 1, 1, 1, 1, 0, 0, 0 };
+	for (size_t i = 0; i < N; i++)
+		CHECK_EQ_U64(ds[i].kills_seen, want[i]);
+	act_note_kill(&dm, &ds[0]); /* the system domain's: everyone's */
+	for (size_t i = 0; i < N; i++)
+		CHECK_EQ_U64(ds[i].kills_seen, want[i] + 1);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_outcome_table), TAP(test_retry_delay),
-					    TAP(test_take_targets), { 0 } });
+					    TAP(test_take_targets), TAP(test_overlap),
+					    TAP(test_kill_stales_overlapping_only), { 0 } });
 }
