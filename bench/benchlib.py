@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""What bench/'s report scripts share: reading their KEY=VALUE lines."""
+"""What bench/'s report scripts share: reading their KEY=VALUE lines and
+printing ratio lines."""
 
 
 def kv(line):
@@ -18,3 +19,11 @@ def num(v):
         return float(v)
     except (TypeError, ValueError):
         return None
+
+
+def ratio(name, a, b):
+    """Prints `ratio NAME a/b` (two decimals), or `ratio NAME n/a`."""
+    if a is None or b is None or b <= 0:
+        print("ratio %s n/a" % name)
+    else:
+        print("ratio %s %.2f" % (name, a / b))

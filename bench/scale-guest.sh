@@ -207,7 +207,8 @@ scale_ten() { # N
 # squeezed every 10 s (memory.max 200M, a 60 MiB static hog and a grower
 # at 100 MiB/s to 150 MiB: the spec's victim is the grower). Every churned
 # cgroup must have been watched (its "domain ...: memory.max" line); the
-# daemon's fds and RSS after must be what they were before.
+# daemon's fds and RSS after must be what they were before (and each
+# minute's, SCALE-CHURN-RSS, say whether they grow).
 scale_churn() {
 	printf '[daemon]\nevent_log = %s/ev.churn.jsonl\n' $T > /etc/cgoom.conf
 	rm -f $T/ev.churn.jsonl
@@ -227,7 +228,13 @@ scale_churn() {
 	vm0=$(vm_ooms)
 	t_end=$(($(now_ns) + CHURN_SECS * 1000000000))
 	made=0 sq=0 won=0 next_sq=$(($(now_ns) + 5000000000))
+	t_start=$(now_ns) next_rss=$(($(now_ns) + 60000000000))
 	while [ "$(now_ns)" -lt $t_end ]; do
+		# the daemon's RSS and fds each minute: flat, or growing?
+		if [ "$(now_ns)" -gt $next_rss ]; then
+			out "SCALE-CHURN-RSS t_s=$(( ($(now_ns) - t_start) / 1000000000 )) made=$made squeezes=$sq rss_kb=$(rss_of $P) fds=$(fds_of $P)"
+			next_rss=$((next_rss + 60000000000))
+		fi
 		# 5 a tick, a tick about every 100 ms: about 50 a second
 		for j in 1 2 3 4 5; do
 			mkdir $CG/churn/x$made && echo 67108864 > $CG/churn/x$made/memory.max

@@ -6,7 +6,7 @@ prints the idle cost per number of quiet domains (and per peer), the b2
 race beside 10 and beside 1000 quiet domains (reaction from the
 reference crossing to the first death, median and worst; the spec's
 victim; the killer; kernel OOM kills), the ten-at-once and churn
-summaries, then `ratio METRIC/WHAT/AGAINST X` lines as bench/run prints
+summaries (and the churn's RSS and fds each minute), then `ratio METRIC/WHAT/AGAINST X` lines as bench/run prints
 them (bench/report.py), all from this one run.
 """
 import os
@@ -14,18 +14,11 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import kv, num  # noqa: E402
-
-
-def ratio(name, a, b):
-    if a is None or b is None or b <= 0:
-        print("ratio %s n/a" % name)
-    else:
-        print("ratio %s %.2f" % (name, a / b))
+from benchlib import kv, num, ratio  # noqa: E402
 
 
 def main():
-    idle, reps, ten, churn = [], [], [], []
+    idle, reps, ten, churn, churn_rss = [], [], [], [], []
     for line in open(sys.argv[1]):
         if line.startswith("SCALE-IDLE"):
             idle.append(kv(line))
@@ -33,7 +26,9 @@ def main():
             reps.append(kv(line))
         elif line.startswith("SCALE-TEN"):
             ten.append(kv(line))
-        elif line.startswith("SCALE-CHURN"):
+        elif line.startswith("SCALE-CHURN-RSS"):
+            churn_rss.append(kv(line))
+        elif line.startswith("SCALE-CHURN "):
             churn.append(kv(line))
     print("\n%-9s %6s %6s %8s %9s %8s %8s %9s" % ("tool", "n", "limits", "secs", "cpu_ms", "rss_kb", "fds",
                                                  "ready_ms"))
@@ -70,6 +65,9 @@ def main():
         print("\nten at once: " + " ".join("%s=%s" % (k, v) for k, v in t.items()))
     for c in churn:
         print("\nchurn: " + " ".join("%s=%s" % (k, v) for k, v in c.items()))
+    if churn_rss:
+        print("churn, each minute (s: RSS KiB / fds): " +
+              " ".join("%s:%s/%s" % (c.get("t_s"), c.get("rss_kb"), c.get("fds")) for c in churn_rss))
     print()
     ns = sorted(cg)
     if ns:
