@@ -664,11 +664,17 @@ static void join(struct daemon *dm, unsigned i)
 	free(j);
 }
 
-void standby_reap(struct daemon *dm)
+/* Empties the eventfd the threads signal (non-blocking). */
+static void drain_done(const struct daemon *dm)
 {
 	uint64_t n;
 	while (dm->prep_efd >= 0 && read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
 		;
+}
+
+void standby_reap(struct daemon *dm)
+{
+	drain_done(dm);
 	for (unsigned i = 0; i < dm->n_prep;)
 		if (__atomic_load_n(&dm->prep[i]->done, __ATOMIC_ACQUIRE))
 			join(dm, i); /* the last one moved to i */
@@ -687,9 +693,7 @@ void standby_wait_all(struct daemon *dm)
 {
 	while (dm->n_prep)
 		join(dm, dm->n_prep - 1);
-	uint64_t n;
-	while (dm->prep_efd >= 0 && read(dm->prep_efd, &n, sizeof(n)) == (ssize_t)sizeof(n))
-		;
+	drain_done(dm);
 }
 
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
