@@ -45,8 +45,9 @@ static const char *dur(uint64_t us, char *buf, size_t cap)
 	return buf;
 }
 
-static void report_hold(struct daemon *dm, const struct trigger_event *ev, const struct cgoom_storm *p,
-			uint64_t now, uint64_t n, bool heading, uint64_t promise, bool decided)
+static void report_hold(struct daemon *dm, const struct trigger_event *ev,
+			const struct storm_signs *sg, const struct cgoom_storm *p, uint64_t now,
+			uint64_t n, bool heading, uint64_t promise, bool decided)
 {
 	struct domain *d = ev->d;
 	struct storm_state *st = &d->storm;
@@ -58,10 +59,10 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev, const
 	if (!heading)
 		snprintf(reason, sizeof(reason),
 			 "the domain is not heading for the kernel's OOM (its memory in use %s, "
-			 "%s from the line, grows %s/s; no kernel OOM kill): a kill now frees what "
-			 "it holds, not what keeps the domain at its line",
-			 hs(ev->level, a, sizeof(a)), hs(ev->headroom, b, sizeof(b)),
-			 hs(ev->rate, c, sizeof(c)));
+			 "%s from the kernel's OOM, grows %s/s; no kernel OOM kill): a kill now frees "
+			 "what it holds, not what keeps the domain at its line",
+			 hs(ev->level, a, sizeof(a)), hs(sg->headroom, b, sizeof(b)),
+			 hs(sg->rate, c, sizeof(c)));
 	else
 		snprintf(reason, sizeof(reason), "the victim would free nothing (its kill promises %s)",
 			 hs(promise, a, sizeof(a)));
@@ -89,30 +90,62 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev, const
 	cgoom_strbuf_free(&f);
 }
 
+/* What the guard asks storm_heading about: the kind, the kernel's own
+ * kills, the distance to the kernel's OOM (a cgroup's memory.max less
+ * memory.current; the system's line, MemAvailable and swap, for the
+ * system) and the growth since the last kill's victims were gone. */
+static void signs_of(struct daemon *dm, const struct trigger_event *ev, uint64_t now,
+		     struct storm_signs *ret)
+{
+	const struct domain *d = ev->d;
+	const struct cgoom_cgroup_sample *cg = &ev->s.cg;
+	uint64_t headroom = ev->headroom;
+	if (!d->system)
+		headroom = cg->max > cg->current ? cg->max - cg->current : 0;
+	/* the charge stocks' slack; unknown (no CPU count): every byte of
+	 * growth counts, the side on which the guard yields */
+	const struct sched *s = &dm->sched;
+	uint64_t noise = 0;
+	if (s->page_size && s->slack_pages <= UINT64_MAX / s->page_size)
+		noise = s->slack_pages * s->page_size;
+	*ret = (struct storm_signs){
+		.kind = ev->kind,
+		.rate = storm_growth(&d->storm, storm_level_before(dm, ev), now, noise, ev->rate),
+		.headroom = headroom,
+		.kernel_kills = ev->kernel_kills,
+	};
+}
+
 bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct standby *sb)
 {
 	struct domain *d = ev->d;
 	struct cgoom_storm p = limit_of(dm, d);
 	uint64_t now = cgfs_now_us();
-	const struct storm_signs sg = { .kind = ev->kind,
-					.rate = ev->rate,
-					.headroom = ev->headroom,
-					.kernel_kills = ev->kernel_kills };
-	bool heading = storm_heading(&sg, storm_horizon(p.window_us));
 	uint64_t promise = sb ? standby_promise(sb) : 0;
-	enum storm_verdict v = storm_check(&d->storm, &p, now, heading, sb ? promise > 0 : true);
+	bool frees = sb ? promise > 0 : true;
+	struct storm_signs sg = { 0 };
+	bool heading = false;
+	enum storm_verdict v = storm_check(&d->storm, &p, now, heading, frees);
+	if (v != STORM_ALLOW) {
+		/* over the limit: where the domain is going (a read of its
+		 * swap, so only here, not on every kill's way) */
+		signs_of(dm, ev, now, &sg);
+		heading = storm_heading(&sg, storm_horizon(p.window_us));
+		v = storm_check(&d->storm, &p, now, heading, frees);
+	}
 	if (v == STORM_ALLOW) {
 		storm_release(&d->storm);
 		return false;
 	}
 	if (v == STORM_ALLOW_HEADING) {
 		if (sb) {
-			char w[32], a[32], b[32];
+			char w[32], a[32], b[32], c[32];
 			log_notice("%s: kill-storm guard: %u kills in the last %s, but the domain is still "
-				   "heading for the kernel's OOM (grows %s/s, trigger %s) and the kill frees "
-				   "%s: not holding back",
+				   "heading for the kernel's OOM (%s from it, grows %s/s, trigger %s) and "
+				   "the kill frees %s: not holding back",
 				   d->path, storm_recent(&d->storm, &p, now), dur(p.window_us, w, sizeof(w)),
-				   hs(ev->rate, a, sizeof(a)), cgoom_trigger_name(ev->kind),
+				   hs(sg.headroom, c, sizeof(c)), hs(sg.rate, a, sizeof(a)),
+				   cgoom_trigger_name(ev->kind),
 				   hs(promise, b, sizeof(b)));
 			storm_release(&d->storm);
 		}
@@ -122,7 +155,7 @@ bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct 
 	metrics_storm_hold(dm, d->path);
 	d->cooldown_until_us = now + HOLD_RECHECK_US;
 	if (n)
-		report_hold(dm, ev, &p, now, n, heading, promise, sb != NULL);
+		report_hold(dm, ev, &sg, &p, now, n, heading, promise, sb != NULL);
 	return true;
 }
 
@@ -195,6 +228,7 @@ void storm_kill_done(struct daemon *dm, struct domain *d, struct cgoom_strbuf *f
 		cgoom_strbuf_printf(f, ", \"expected_bytes\": %llu", (unsigned long long)st->expected);
 		return;
 	}
+	storm_record_after(st, cgfs_now_us(), after);
 	uint64_t freed = storm_freed(st->level_before, after);
 	bool short_ = storm_short(st->expected, freed);
 	st->last_freed = freed;

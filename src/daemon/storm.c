@@ -51,6 +51,13 @@ void storm_record_kill(struct storm_state *st, uint64_t now, uint64_t level_befo
 	st->expected = expected;
 }
 
+void storm_record_after(struct storm_state *st, uint64_t now, uint64_t level_after)
+{
+	st->settled = true;
+	st->level_after = level_after;
+	st->after_us = now;
+}
+
 uint64_t storm_hold(struct storm_state *st, uint64_t now, uint64_t every_us)
 {
 	st->held++;
@@ -104,4 +111,21 @@ uint64_t storm_freed(uint64_t before, uint64_t after)
 bool storm_short(uint64_t expected, uint64_t freed)
 {
 	return freed < expected / 2 && expected - freed >= STORM_SHORT_MIN;
+}
+
+uint64_t storm_growth(const struct storm_state *st, uint64_t level, uint64_t now, uint64_t noise,
+		      uint64_t measured)
+{
+	if (!st->settled)
+		return measured;
+	if (level <= st->level_after || level - st->level_after <= noise)
+		return 0;
+	uint64_t grow = level - st->level_after;
+	uint64_t span = now > st->after_us ? now - st->after_us : 0;
+	if (span < STORM_GROWTH_SPAN_US)
+		span = STORM_GROWTH_SPAN_US;
+	/* grow * 1e6 / span, saturating */
+	if (grow <= UINT64_MAX / 1000000ULL)
+		return grow * 1000000ULL / span;
+	return grow / span > UINT64_MAX / 1000000ULL ? UINT64_MAX : grow / span * 1000000ULL;
 }

@@ -37,6 +37,10 @@ struct storm_state {
 	bool pending;
 	uint64_t level_before, expected;
 	uint64_t last_freed, last_expected; /* the last kill accounted, for the words */
+	/* the level once the last accounted kill's victims were gone, and
+	 * when: what "grows since" is measured from */
+	bool settled;
+	uint64_t level_after, after_us;
 };
 
 enum storm_verdict {
@@ -65,6 +69,10 @@ uint64_t storm_free_at(const struct storm_state *st, const struct cgoom_storm *p
 void storm_record_kill(struct storm_state *st, uint64_t now, uint64_t level_before,
 		       uint64_t expected);
 
+/* The last kill's victims are gone at now, the domain at level_after
+ * bytes in use: growth is measured from here on (storm_growth). */
+void storm_record_after(struct storm_state *st, uint64_t now, uint64_t level_after);
+
 /* A trigger held back at now. Returns whether to say so in the log, as
  * the number of triggers held back since the last line (this one
  * included), 0 for not now: the first one of an episode says so at
@@ -77,7 +85,7 @@ void storm_release(struct storm_state *st);
 struct storm_signs {
 	enum cgoom_trigger kind;
 	uint64_t rate;         /* growth of the memory in use, bytes/s (decays to 0 without growth) */
-	uint64_t headroom;     /* bytes from there to the line */
+	uint64_t headroom;     /* bytes from there to the kernel's OOM (a cgroup's memory.max) */
 	uint64_t kernel_kills; /* the kernel OOM-killed in the domain since the last sample */
 };
 /* Whether the domain is still heading for the kernel's OOM: the kernel
@@ -86,8 +94,10 @@ struct storm_signs {
  * the guard band, swap filling under a stall, thrashing, and any kind
  * this file does not know);
  * or, for the level triggers (unreclaimable memory, MemAvailable), the
- * memory in use grows and would reach the line within horizon_us. A
- * level at its line that does not move is not heading anywhere: nothing
+ * memory in use grows and would reach the kernel's OOM within horizon_us
+ * (a cgroup's memory.max, not cgoom's line a margin before it: a domain
+ * inside its margin is 0 B from that line, and any growth at all, noise
+ * included, would read as heading). A level that does not move is not heading anywhere: nothing
  * is allocating, the kernel has nothing to OOM-kill for. */
 bool storm_heading(const struct storm_signs *s, uint64_t horizon_us);
 /* The horizon storm_heading is asked about for a guard's window: the
@@ -99,6 +109,19 @@ bool storm_heading(const struct storm_signs *s, uint64_t horizon_us);
  * 60 s window see a tmpfs-filled domain as heading for its OOM. */
 #define STORM_HORIZON_MAX_US (10 * 1000000ULL)
 uint64_t storm_horizon(uint64_t window_us);
+
+/* The growth storm_heading is asked about: with a kill accounted
+ * (storm_record_after), the net growth of the level since its victims
+ * were gone, over that time but at least STORM_GROWTH_SPAN_US; growth
+ * of `noise` bytes or less (the memcg's per-CPU charge stocks refilling,
+ * cgoom_alloc_slack_pages) is none. Without one, `measured` (the
+ * trigger's own estimate). The trigger's estimate jumps to any burst and
+ * forgets it over 2 s: a 256 KiB stock refill in one 20 ms sample right
+ * after a kill reads as 12 MiB/s, and made a tmpfs-filled domain whose
+ * level was falling "heading" (tests/vm tmpfs-filler, 4 kills of 2). */
+#define STORM_GROWTH_SPAN_US (2 * 1000000ULL)
+uint64_t storm_growth(const struct storm_state *st, uint64_t level, uint64_t now, uint64_t noise,
+		      uint64_t measured);
 
 /* Bytes freed between two readings of memory in use (0 if it grew). */
 uint64_t storm_freed(uint64_t before, uint64_t after);

@@ -135,6 +135,54 @@ static void test_heading(void)
 	}
 }
 
+/* The growth the guard measures once a kill is accounted: net growth of
+ * the level since the victims were gone, the charge stocks' noise left
+ * out, over at least 2 s; and the distance to memory.max, not to the
+ * line. tests/vm tmpfs-filler (CI at 359c15f): /fill2, memory.max 300
+ * MiB, 288 MiB of tmpfs, at 290.2 MiB after two kills, read 290.9 MiB a
+ * moment later (a stock refilling) while the trigger's own estimate said
+ * 468 KiB/s; with "0 B from the line" that was heading and the guard let
+ * kills 3 and 4 through (4 kills of kill_storm = 2/1m). */
+static void test_growth(void)
+{
+	const uint64_t KiB = 1024, noise = 130 * 4 * KiB; /* 2 CPUs' stocks */
+	struct storm_state st = { 0 };
+	/* no kill accounted yet: the trigger's estimate */
+	CHECK_EQ_U64(storm_growth(&st, 290 * MiB, 10 * S, noise, 468 * KiB), 468 * KiB);
+	storm_record_kill(&st, 9 * S, 291 * MiB, 1 * MiB);
+	CHECK_EQ_U64(storm_growth(&st, 290 * MiB, 10 * S, noise, 468 * KiB), 468 * KiB);
+	uint64_t after = 290 * MiB + 205 * KiB; /* 290.2 MiB */
+	storm_record_after(&st, 10 * S, after);
+	CHECK(st.settled);
+	/* falling, or not past the stocks' noise: no growth */
+	CHECK_EQ_U64(storm_growth(&st, 289 * MiB, 10 * S + S / 2, noise, 468 * KiB), 0);
+	CHECK_EQ_U64(storm_growth(&st, after + noise, 10 * S + S / 2, noise, 468 * KiB), 0);
+	/* 0.7 MiB more 0.4 s later: over 2 s, 358 KiB/s */
+	uint64_t level = after + 717 * KiB;
+	uint64_t g = storm_growth(&st, level, 10 * S + 4 * S / 10, noise, 468 * KiB);
+	CHECK_EQ_U64(g, 717 * KiB / 2);
+	/* before: 0 B from the line at 468 KiB/s is heading ... */
+	struct storm_signs old = { .kind = CGOOM_TRIGGER_UNRECLAIMABLE, .rate = 468 * KiB };
+	CHECK(storm_heading(&old, storm_horizon(60 * S)));
+	/* ... now 9.1 MiB from memory.max at 358 KiB/s is not */
+	struct storm_signs now = { .kind = CGOOM_TRIGGER_UNRECLAIMABLE, .rate = g,
+				   .headroom = 300 * MiB - level };
+	CHECK(!storm_heading(&now, storm_horizon(60 * S)));
+	/* a leak after the kill: 5 MiB in 1 s (2.5 MiB/s over the 2 s
+	 * floor) is heading for memory.max 9 MiB away; 20 MiB in 4 s is
+	 * 5 MiB/s */
+	now.rate = storm_growth(&st, after + 5 * MiB, 11 * S, noise, 0);
+	CHECK_EQ_U64(now.rate, 5 * MiB / 2);
+	now.headroom = 9 * MiB;
+	CHECK(storm_heading(&now, storm_horizon(60 * S)));
+	CHECK_EQ_U64(storm_growth(&st, after + 20 * MiB, 14 * S, noise, 0), 5 * MiB);
+	/* no overflow */
+	CHECK_EQ_U64(storm_growth(&st, UINT64_MAX, 10 * S, 0, 0), (UINT64_MAX - after) / (2 * S) * S);
+	/* a kill accounted later measures from its own end */
+	storm_record_after(&st, 20 * S, 280 * MiB);
+	CHECK_EQ_U64(storm_growth(&st, 282 * MiB, 21 * S, noise, 0), 1 * MiB);
+}
+
 static void test_accounting(void)
 {
 	CHECK_EQ_U64(storm_freed(500 * MiB, 300 * MiB), 200 * MiB);
@@ -158,6 +206,7 @@ int main(void)
 		TAP(test_hold_log_rate),
 		TAP(test_record_accounts),
 		TAP(test_heading),
+		TAP(test_growth),
 		TAP(test_accounting),
 		{ 0 },
 	});
