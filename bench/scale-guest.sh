@@ -5,7 +5,8 @@
 # reference monitor), and runs it with tests/vm/run --script.
 #
 # Result lines (to $RES, the second serial port):
-#   SCALE-IDLE  tool=T n=N limits=yes|no secs=S cpu_ms=C rss_kb=R fds=F domains=D ready_ms=M
+#   SCALE-IDLE  tool=T n=N limits=yes|no secs=S cpu_ms=C rss_kb=R fds=F domains=D ready_ms=M alloc_mib=A
+#               (A: MiB of pages allocated system-wide during the S s)
 #   BENCH-REP   tool=cgoom scen=b2nN ...   (guest.sh's run_rep: one squeeze
 #               of b2's domain beside N quiet domains)
 #   SCALE-TEN   n=N rate=R spec=K/10 cgoom_kills=K kernel_kills=K decisions=K react_ms=...
@@ -43,6 +44,9 @@ fleet_clear() {
 	for d in $CG/fleet/*/; do rmdir "$d" 2> /dev/null; done
 	rmdir $CG/fleet 2> /dev/null
 }
+# pages allocated system-wide since boot (the sum of /proc/vmstat's
+# pgalloc_* lines, what cgoom's allocation budget counts)
+pgalloc_pages() { awk '/^pgalloc_/ { s += $2 } END { printf "%d\n", s }' /proc/vmstat; }
 rss_of() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"; }
 fds_of() { ls "/proc/$1/fd" 2> /dev/null | wc -l; }
 
@@ -75,12 +79,14 @@ idle_one() {
 	sleep 3
 	set -- $(benchhelp cpu $P)
 	c0=$2
+	a0=$(pgalloc_pages)
 	sleep "$IDLE"
 	set -- $(benchhelp cpu $P)
 	cpu=$(($2 - c0)) rss=$4
+	alloc_mib=$((($(pgalloc_pages) - a0) * 4 / 1024))
 	fds=$(fds_of $P)
 	doms=$(grep -c 'domain /fleet/' "$TLOG")
-	out "SCALE-IDLE tool=$tool n=$n limits=$lim secs=$IDLE cpu_ms=$cpu rss_kb=$rss fds=$fds domains=$doms ready_ms=$ready_ms"
+	out "SCALE-IDLE tool=$tool n=$n limits=$lim secs=$IDLE cpu_ms=$cpu rss_kb=$rss fds=$fds domains=$doms ready_ms=$ready_ms alloc_mib=$alloc_mib"
 	[ "${SCALE_DEBUG:-0}" = 1 ] && grep 'sampling:' "$TLOG" | tail -n 4 | sed "s/^/    $tool $n: /"
 	kill -TERM $P 2> /dev/null
 	i=0
