@@ -39,6 +39,14 @@
  *       "worst_us N seq K" to OUT and resets the worst.
  *   benchhelp cpu PID
  *       print "cpu_ms N rss_kb N" (utime+stime of /proc/PID/stat, VmRSS)
+ *   benchhelp churn OUT DIR RATE SECS KEEP LIMIT_BYTES
+ *       cgroup churn at a steady RATE per second for SECS s (or until
+ *       SIGTERM): makes DIR/x0, x1, ... on a fixed schedule (every 20 ms
+ *       the ones due), writes LIMIT_BYTES to each one's memory.max, and
+ *       removes DIR/x(N-KEEP) as it makes xN. Each second it writes
+ *       "made N removed R failed F behind_ms B" to OUT (B: how far the
+ *       last batch ran behind its schedule; F: mkdir, memory.max or rmdir
+ *       refused), and once more at the end, with "done".
  *
  * mon, limit and watch mlockall, set oom_score_adj -1000 and run SCHED_FIFO
  * (priority 50; nice -20 where that is refused), so they neither stall on
@@ -52,11 +60,13 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -535,6 +545,72 @@ static int cmd_cpu(int argc, char **argv)
 	return 0;
 }
 
+static void churn_report(const char *out, long long made, long long removed, long long failed,
+			 long long behind_ns, bool done)
+{
+	FILE *f = fopen(out, "a");
+	if (!f)
+		return;
+	fprintf(f, "made %lld removed %lld failed %lld behind_ms %lld%s\n", made, removed, failed,
+		behind_ns / 1000000, done ? " done" : "");
+	fclose(f);
+}
+
+static int cmd_churn(int argc, char **argv)
+{
+	if (argc != 8)
+		return 2;
+	const char *out = argv[2], *dir = argv[3], *limit = argv[7];
+	double rate = atof(argv[4]);
+	long long secs = atoll(argv[5]), keep = atoll(argv[6]);
+	if (rate <= 0 || secs <= 0 || keep < 0) {
+		fprintf(stderr, "benchhelp churn: RATE and SECS must be > 0, KEEP >= 0\n");
+		return 2;
+	}
+	handle(SIGTERM, on_term);
+	long long t0 = now_ns(), end = t0 + secs * 1000000000LL, next_report = t0 + 1000000000LL;
+	long long made = 0, removed = 0, failed = 0, behind = 0;
+	size_t llen = strlen(limit);
+	char path[4096];
+	while (!got_term) {
+		long long now = now_ns();
+		if (now >= end)
+			break;
+		/* the ones due by now on the schedule t0 + i / rate */
+		long long due = (long long)((double)(now - t0) / 1e9 * rate) + 1;
+		if (made < due)
+			behind = now - (t0 + (long long)((double)made / rate * 1e9));
+		for (; made < due && !got_term; made++) {
+			snprintf(path, sizeof(path), "%s/x%lld", dir, made);
+			if (mkdir(path, 0755) < 0) {
+				failed++;
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/x%lld/memory.max", dir, made);
+			int fd = open(path, O_WRONLY);
+			if (fd < 0 || write(fd, limit, llen) != (ssize_t)llen)
+				failed++;
+			if (fd >= 0)
+				close(fd);
+			if (made >= keep) {
+				snprintf(path, sizeof(path), "%s/x%lld", dir, made - keep);
+				if (rmdir(path) == 0)
+					removed++;
+				else
+					failed++;
+			}
+		}
+		if (now >= next_report) {
+			churn_report(out, made, removed, failed, behind, false);
+			next_report += 1000000000LL;
+		}
+		struct timespec ts = { 0, 20 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	churn_report(out, made, removed, failed, behind, true);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "now")) {
@@ -551,6 +627,8 @@ int main(int argc, char **argv)
 		return cmd_probe(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu(argc, argv);
-	fprintf(stderr, "usage: benchhelp now|mon|limit|watch|probe|cpu ...\n");
+	if (argc >= 2 && !strcmp(argv[1], "churn"))
+		return cmd_churn(argc, argv);
+	fprintf(stderr, "usage: benchhelp now|mon|limit|watch|probe|cpu|churn ...\n");
 	return 2;
 }

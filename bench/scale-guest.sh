@@ -11,6 +11,7 @@
 #               of b2's domain beside N quiet domains)
 #   SCALE-TEN   n=N rate=R spec=K/10 cgoom_kills=K kernel_kills=K decisions=K react_ms=...
 #   SCALE-CHURN secs=S made=N watched=W missed=M fds0=F fds1=F rss0=R rss1=R squeezes=Q won=W kernel_kills=K
+#               vmstat_oom_kills=K rate=R churn_failed=F behind_ms=B
 #   SCALE-INFO  key=value...
 # A "domain" is a memcg with a finite memory.max; the quiet ones are
 # /fleet/cI, memory.max (64 + I mod 64) MiB, one in ten holding a
@@ -208,8 +209,8 @@ scale_ten() { # N
 	done
 }
 
-# churn: cgroups made with a limit and removed at about 50 a second, each
-# living about 5 s, for CHURN_SECS beside the fleet, while /sq is
+# churn: cgroups made with a limit and removed at CHURN_RATE a second
+# (50: each lives 5 s), for CHURN_SECS beside the fleet, while /sq is
 # squeezed every 10 s (memory.max 200M, a 60 MiB static hog and a grower
 # at 100 MiB/s to 150 MiB: the spec's victim is the grower). Every churned
 # cgroup must have been watched (its "domain ...: memory.max" line); the
@@ -232,22 +233,21 @@ scale_churn() {
 	sleep 3
 	fds0=$(fds_of $P) rss0=$(rss_of $P)
 	vm0=$(vm_ooms)
-	t_end=$(($(now_ns) + CHURN_SECS * 1000000000))
+	# the churn itself at a steady CHURN_RATE a second (benchhelp churn:
+	# a shell making them one at a time reached about 24 a second under
+	# TCG), the last 250 kept; squeezes and the minutely RSS from here
+	: > $T/churn.out
+	benchhelp churn $T/churn.out $CG/churn "${CHURN_RATE:-50}" "$CHURN_SECS" 250 67108864 &
+	CH=$!
 	made=0 sq=0 won=0 next_sq=$(($(now_ns) + 5000000000))
 	t_start=$(now_ns) next_rss=$(($(now_ns) + 60000000000))
-	while [ "$(now_ns)" -lt $t_end ]; do
+	while ! is_dead $CH; do
 		# the daemon's RSS and fds each minute: flat, or growing?
 		if [ "$(now_ns)" -gt $next_rss ]; then
-			out "SCALE-CHURN-RSS t_s=$(( ($(now_ns) - t_start) / 1000000000 )) made=$made squeezes=$sq rss_kb=$(rss_of $P) fds=$(fds_of $P)"
+			set -- $(tail -n 1 $T/churn.out)
+			out "SCALE-CHURN-RSS t_s=$(( ($(now_ns) - t_start) / 1000000000 )) made=${2:-0} squeezes=$sq rss_kb=$(rss_of $P) fds=$(fds_of $P)"
 			next_rss=$((next_rss + 60000000000))
 		fi
-		# 5 a tick, a tick about every 100 ms: about 50 a second
-		for j in 1 2 3 4 5; do
-			mkdir $CG/churn/x$made && echo 67108864 > $CG/churn/x$made/memory.max
-			old=$((made - 250))
-			[ $old -ge 0 ] && rmdir $CG/churn/x$old 2> /dev/null
-			made=$((made + 1))
-		done
 		if [ "$(now_ns)" -gt $next_sq ]; then
 			sh -c 'echo $$ > "$1/cgroup.procs" || exit 99; exec memhog 150 100' g $CG/sq/grow > /dev/null 2>&1 &
 			gp=$!
@@ -255,8 +255,11 @@ scale_churn() {
 			next_sq=$(($(now_ns) + 10000000000))
 			echo $gp >> $T/churn.growers
 		fi
-		sleep 0.1
+		sleep 0.5
 	done
+	wait $CH 2> /dev/null
+	set -- $(tail -n 1 $T/churn.out)
+	made=${2:-0} chfail=${6:-0} behind=${8:-0}
 	sleep 2
 	for p in $(cat $T/churn.growers 2> /dev/null); do
 		is_dead $p && grep -q "sent SIGKILL to 1 process \[$p\]" $T/churn.log && won=$((won + 1))
@@ -271,7 +274,7 @@ scale_churn() {
 	watched=$(wc -l < $T/watched)
 	missed=$((made - watched))
 	kk=$(sed -n 's/^oom_kill //p' $CG/sq/memory.events)
-	out "SCALE-CHURN secs=$CHURN_SECS made=$made watched=$watched missed=$missed fds0=$fds0 fds1=$fds1 rss0=$rss0 rss1=$rss1 squeezes=$sq won=$won kernel_kills=$kk vmstat_oom_kills=$(($(vm_ooms) - vm0))"
+	out "SCALE-CHURN secs=$CHURN_SECS made=$made watched=$watched missed=$missed fds0=$fds0 fds1=$fds1 rss0=$rss0 rss1=$rss1 squeezes=$sq won=$won kernel_kills=$kk vmstat_oom_kills=$(($(vm_ooms) - vm0)) rate=${CHURN_RATE:-50} churn_failed=$chfail behind_ms=$behind"
 	kill -TERM $P 2> /dev/null
 	sleep 1
 	kill -9 $P 2> /dev/null
