@@ -109,10 +109,12 @@ def report(lines, infos, out=sys.stdout):
     p("after it (s; none: no relief in the run); life: the leak's life (s; >N: it outlived")
     p("the run) and over the kernel alone's; died, killer, spec (runs where exactly the")
     p("spec's victim died; h: nobody);")
-    p("kk: kernel OOM kills; killed: processes killed (in h every one is a false kill)")
-    hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s"
+    p("kk: kernel OOM kills; killed: processes killed (in h every one is a false kill);")
+    p("cpu: the tool's own CPU time from the squeeze's start to its end (ms; its unit's")
+    p("cpu.stat, median; -: no unit, or not recorded)")
+    hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s %6s"
            % ("scen", "tool", "n", "stalls", "worst", "1st", "relief", "life", "/kern",
-              "died (count)", "killer", "spec", "kk", "killed"))
+              "died (count)", "killer", "spec", "kk", "killed", "cpu"))
     p(hdr)
     p("-" * len(hdr))
     summ = {}
@@ -145,11 +147,12 @@ def report(lines, infos, out=sys.stdout):
                 lk = {(True, True): "", (True, False): "<=", (False, True): ">=", (False, False): "?"}[
                     (lexact, kexact)] + fmt(life / klife)
             lf = ("" if lexact else ">") + fmt(life, 1000) if life is not None else "-"
-            p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d"
+            cpu = med([num(r.get("tool_cpu_ms")) for r in rs if (num(r.get("tool_cpu_ms")) or -1) >= 0])
+            p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d %6s"
               % (s, t, len(rs), fmt(stalls), fmt(worst), fmt(first, 1000), rel, lf, lk,
                  " ".join("%s(%d)" % kv_ for kv_ in died.most_common())[:22],
                  " ".join("%s(%d)" % kv_ for kv_ in killer.most_common())[:22],
-                 spec, len(rs), kk, killed))
+                 spec, len(rs), kk, killed, fmt(cpu)))
     # zram's compression at its fullest, from the series
     if run and os.path.isdir(os.path.join(run, "series")):
         zs = []

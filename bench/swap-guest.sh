@@ -223,7 +223,15 @@ go() {
 	VM0=$(vm_oom_kills)
 	dmesg -c > /dev/null
 }
-squeeze() { SQ0=$(now); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
+squeeze() { SQ0=$(now); TCPU0=$(tool_cpu_us); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
+# the tool's own CPU time so far (its unit's cgroup cpu.stat usage_usec,
+# every thread and child; -1 without a unit: the kernel alone)
+tool_cpu_us() {
+	local unit
+	unit=$(tool_unit)
+	[ -n "$unit" ] && [ -r "$CG/system.slice/$unit/cpu.stat" ] || { echo -1; return; }
+	sed -n 's/^usage_usec //p' "$CG/system.slice/$unit/cpu.stat"
+}
 # wait_until END_MS [DONE_FN]: until END_MS, or DONE_FN succeeds, or the
 # squeeze is over: $RELIEF_ON died (a label; "any": the first death;
 # empty: none ends it), and then 8 s more for relief to show. GONE: what
@@ -255,6 +263,9 @@ wait_until() {
 finish() {
 	local spec=$1 t1 died= whos= l p w k relief=-1 rep life=none extra=${2:-} tg t0ns
 	t1=$(now)
+	local tc1 tcpu=-1
+	tc1=$(tool_cpu_us)
+	[ "${TCPU0:--1}" -ge 0 ] && [ "$tc1" -ge "$TCPU0" ] && tcpu=$(( (tc1 - TCPU0) / 1000 ))
 	rec_mark end
 	# in the order they died (the recorder's exit marks)
 	GONE=$(for l in $GONE; do echo "$(series_mark "$SERIES" "exit $l ") $l"; done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
@@ -298,7 +309,7 @@ finish() {
 	local nd=0
 	[ -n "$died" ] && nd=$(echo "$died" | tr ',' '\n' | wc -l)
 	set -- $rep
-	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
+	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
 	rec_stop
 	tool_stop
 	jobs_stop
