@@ -5,8 +5,9 @@
  * earlyoom's line. MemAvailable already leaves out what cannot be
  * reclaimed (anon and shmem without swap room, unevictable, kernel
  * memory). It paces the system domain: the next sample comes at about
- * half the time the measured growth needs to reach the line, and the
- * standby is kept within the line's own size of it.
+ * half the time the measured growth needs to reach the line (with swap,
+ * the farther of MemAvailable's and SwapFree's distances to their
+ * minimums), and the standby is kept within the line's own size of it.
  */
 #include <stdio.h>
 
@@ -51,7 +52,15 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 {
 	(void)cfg;
 	const struct cgoom_system_levels *lv = &s->lv;
-	uint64_t headroom = above(lv->mem_available, lv->mem_min);
+	/* the line is both minimums crossed: with swap, the farther of the
+	 * two is how far it is (an allocation takes a page from one or the
+	 * other). MemAvailable sits under its own minimum all the while swap
+	 * fills; paced on it alone, any growth meant a sample every
+	 * millisecond for the whole swap phase, the machine's CPU spent on
+	 * cgoom watching it thrash (issue 19) */
+	uint64_t mem_room = above(lv->mem_available, lv->mem_min), headroom = mem_room;
+	if (lv->swap_total > 0 && above(lv->swap_free, lv->swap_min) > headroom)
+		headroom = above(lv->swap_free, lv->swap_min);
 	uint64_t rate = d->rate_level.bytes_per_s;
 	uint64_t next = cgoom_next_sample_us(headroom, rate, CGOOM_FILL_RATE_RAM);
 	uint64_t worst = cgoom_system_interval_us(lv);
@@ -70,7 +79,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	 * and a snapshot of every process taken again and again under that
 	 * pressure is work the machine cannot spare: issue 19) */
 	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min;
-	acc->approach = acc->approach || (headroom <= lv->mem_min && swap_near);
+	acc->approach = acc->approach || (mem_room <= lv->mem_min && swap_near);
 }
 
 TRIGGER_DEFINE(memory, MEMORY, TRIGGER_SYSTEM, check, confirm, why, trigger_fields_system, pace);

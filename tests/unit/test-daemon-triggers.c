@@ -422,8 +422,13 @@ static void test_memory_pace_with_swap(void)
 	struct trigger_pace pace;
 	trigger_pace_all(&d, &s, &cfg, &pace);
 	CHECK(!pace.approach);
-	/* both lines near: keep it ready */
+	/* both lines near: keep it ready (swap 100 MiB from its minimum,
+	 * farther than MemAvailable's minimum is large) */
 	s.lv.swap_free = 150 * MiB;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(pace.approach);
+	s.lv.swap_free = s.lv.swap_min + s.lv.swap_min;
+	CHECK(s.lv.swap_free - s.lv.swap_min > s.lv.mem_min);
 	trigger_pace_all(&d, &s, &cfg, &pace);
 	CHECK(pace.approach);
 	/* without swap, MemAvailable alone */
@@ -431,6 +436,41 @@ static void test_memory_pace_with_swap(void)
 	n.lv.swap_total = n.lv.swap_free = 0;
 	trigger_pace_all(&d, &n, &cfg, &pace);
 	CHECK(pace.approach);
+}
+
+/* The system's sampling pace while swap fills: MemAvailable sits under
+ * its minimum for all of it, and the line is still the swap left away.
+ * Paced on MemAvailable alone, any growth put the next sample at the
+ * 1 ms floor for the whole swap phase (tens of seconds): bench/swap's
+ * cgoom runs at bc31267 filled the second half of the swap 3-6x slower
+ * than every other tool's, the machine busy sampling itself. */
+static void test_memory_pace_swap_filling(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/" };
+	d.rate_level.bytes_per_s = 40 * MiB; /* the leak, into swap */
+	struct trigger_sample s = system_sample(0, false); /* SwapFree 400 MiB of 1 GiB */
+	CHECK(s.lv.mem_low && !s.lv.swap_low);
+	struct trigger_pace pace;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	/* earlyoom's floor: 100 ms (400 MiB - 102 MiB at 40 MiB/s is 7 s) */
+	CHECK_EQ_U64(pace.next_us, CGOOM_SAMPLE_NEAR_US);
+	CHECK_EQ_U64(pace.headroom, s.lv.swap_free - s.lv.swap_min);
+	/* near the swap line it shortens as the growth asks: 2 MiB left at
+	 * 40 MiB/s, half of 50 ms */
+	s.lv.swap_free = s.lv.swap_min + 2 * MiB;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK_EQ_U64(pace.next_us, 25000);
+	/* MemAvailable the farther line: it paces */
+	struct trigger_sample m = system_sample(300, false);
+	m.lv.swap_free = m.lv.swap_min + 1 * MiB;
+	trigger_pace_all(&d, &m, &cfg, &pace);
+	CHECK_EQ_U64(pace.headroom, m.lv.mem_available - m.lv.mem_min);
+	/* without swap, unchanged: MemAvailable under its minimum and
+	 * growing is the 1 ms floor (the line is crossed) */
+	struct trigger_sample n = system_sample(0, false);
+	n.lv.swap_total = n.lv.swap_free = n.lv.swap_min = 0;
+	trigger_pace_all(&d, &n, &cfg, &pace);
+	CHECK_EQ_U64(pace.next_us, CGOOM_SAMPLE_FLOOR_US);
 }
 
 static void test_pressure_metrics(void)
@@ -480,6 +520,7 @@ int main(void)
 		TAP(test_thrash_cgroup),
 		TAP(test_swap_both_classes),
 		TAP(test_memory_pace_with_swap),
+		TAP(test_memory_pace_swap_filling),
 		TAP(test_pressure_metrics),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
