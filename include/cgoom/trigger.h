@@ -249,6 +249,10 @@ struct cgoom_rate {
  * advance, only records it; time that went backwards restarts. */
 void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us);
 
+/* x * 1e6 / y, saturating at UINT64_MAX; y > 0 (bytes over microseconds
+ * to bytes a second, or bytes over bytes a second to microseconds). */
+uint64_t cgoom_scale_1e6(uint64_t x, uint64_t y);
+
 /* The next sample's delay: the time the line takes at the worst-case
  * rate (headroom / worst_rate, clamped to [CGOOM_SAMPLE_NEAR_US,
  * CGOOM_POLL_MAX_US]: 100 ms .. 1 s, earlyoom's intervals), shortened to headroom / rate / 2

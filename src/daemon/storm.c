@@ -124,8 +124,5 @@ uint64_t storm_growth(const struct storm_state *st, uint64_t level, uint64_t now
 	uint64_t span = now > st->after_us ? now - st->after_us : 0;
 	if (span < STORM_GROWTH_SPAN_US)
 		span = STORM_GROWTH_SPAN_US;
-	/* grow * 1e6 / span, saturating */
-	if (grow <= UINT64_MAX / 1000000ULL)
-		return grow * 1000000ULL / span;
-	return grow / span > UINT64_MAX / 1000000ULL ? UINT64_MAX : grow / span * 1000000ULL;
+	return cgoom_scale_1e6(grow, span);
 }

@@ -97,8 +97,9 @@ struct storm_signs {
  * memory in use grows and would reach the kernel's OOM within horizon_us
  * (a cgroup's memory.max, not cgoom's line a margin before it: a domain
  * inside its margin is 0 B from that line, and any growth at all, noise
- * included, would read as heading). A level that does not move is not heading anywhere: nothing
- * is allocating, the kernel has nothing to OOM-kill for. */
+ * included, would read as heading). A level that does not move is not
+ * heading anywhere: nothing is allocating, the kernel has nothing to
+ * OOM-kill for. */
 bool storm_heading(const struct storm_signs *s, uint64_t horizon_us);
 /* The horizon storm_heading is asked about for a guard's window: the
  * window, but at most STORM_HORIZON_MAX_US. A level that would reach the

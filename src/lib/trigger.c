@@ -195,12 +195,17 @@ bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoo
 	return true;
 }
 
+uint64_t cgoom_scale_1e6(uint64_t x, uint64_t y)
+{
+	if (x <= UINT64_MAX / 1000000ULL)
+		return x * 1000000ULL / y;
+	return x / y > UINT64_MAX / 1000000ULL ? UINT64_MAX : x / y * 1000000ULL;
+}
+
 /* headroom * 1e6 / rate microseconds, saturating; rate > 0. */
 static uint64_t cgoom_poll_interval_raw_us(uint64_t headroom, uint64_t rate)
 {
-	if (headroom <= UINT64_MAX / 1000000ULL)
-		return headroom * 1000000ULL / rate;
-	return headroom / rate > UINT64_MAX / 1000000ULL ? UINT64_MAX : headroom / rate * 1000000ULL;
+	return cgoom_scale_1e6(headroom, rate);
 }
 
 uint64_t cgoom_poll_interval_us(uint64_t headroom, uint64_t rate)
