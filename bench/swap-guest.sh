@@ -129,6 +129,10 @@ tool_stop() {
 	local unit
 	unit=$(tool_unit)
 	[ -n "$unit" ] || return 0
+	if [ "${DEBUG:-0}" = 1 ]; then
+		say "$unit journal, whole (CGOOM_BENCH_DEBUG=1):"
+		journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o short-monotonic 2>/dev/null | cut -c1-300 | sed 's/^/    DBG /'
+	fi
 	say "$unit journal (its trigger lines, then the last 15 lines):"
 	journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null | grep ': trigger ' | head -n 5 | cut -c1-600 | sed 's/^/    /'
 	journalctl -q --no-pager -u "$unit" --since "$JSINCE" -o cat 2>/dev/null | grep -v ConfigTypes.cpp | tail -n 15 | cut -c1-300 | sed 's/^/    /'
@@ -178,6 +182,11 @@ event_log = /var/log/cgoom/events.jsonl
 [cgroup "/"]
 oom_policy = cgroup
 EOF
+		if [ "${DEBUG:-0}" = 1 ]; then
+			mkdir -p /run/systemd/system/cgoom.service.d
+			printf '[Service]\nEnvironment=CGOOM_DEBUG=1\n' > /run/systemd/system/cgoom.service.d/50-debug.conf
+			systemctl daemon-reload
+		fi
 		;;
 	esac
 	out "BENCH-INFO tool=$TOOL version=$(tool_version | tr ' ' _)"

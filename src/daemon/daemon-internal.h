@@ -235,6 +235,9 @@ struct sched {
 	struct domain **due; /* sched_due's buffer */
 	size_t cap_due;
 	uint64_t probes, samples, ticks; /* since the last metrics tick (debug) */
+	uint64_t sys_samples;            /* of samples, the system's */
+	uint64_t preps, prep_cpu_us;     /* preparations joined, their threads' CPU */
+	uint64_t loop_cpu_us;            /* the loop thread's CPU at the last metrics tick */
 	size_t n_alloc_due;              /* of sched_due's last list, due by the budget */
 	bool behind;                     /* budget checks left for the next tick */
 };

@@ -293,6 +293,7 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 		}
 	}
 	dm->sched.samples++;
+	dm->sched.sys_samples += d->system;
 	if (d->system)
 		detect_system(dm, now, psi_fired, &ev);
 	else
@@ -368,12 +369,18 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	}
 	if (now >= dm->next_metrics_us) {
 		struct sched *sc = &dm->sched;
-		log_debug("sampling: %llu samples, %llu budget checks without one, %llu ticks "
-			  "(pgalloc %llu, %llu B/s)",
-			  (unsigned long long)sc->samples, (unsigned long long)sc->probes,
-			  (unsigned long long)sc->ticks, (unsigned long long)sc->pgalloc,
-			  (unsigned long long)sc->alloc_rate.bytes_per_s);
-		sc->samples = sc->probes = sc->ticks = 0;
+		uint64_t cpu = cgfs_thread_cpu_us();
+		log_debug("sampling: %llu samples (%llu of the system), %llu budget checks without "
+			  "one, %llu ticks (pgalloc %llu, %llu B/s); CPU: loop %llu ms, %llu "
+			  "preparations %llu ms",
+			  (unsigned long long)sc->samples, (unsigned long long)sc->sys_samples,
+			  (unsigned long long)sc->probes, (unsigned long long)sc->ticks,
+			  (unsigned long long)sc->pgalloc, (unsigned long long)sc->alloc_rate.bytes_per_s,
+			  (unsigned long long)((cpu > sc->loop_cpu_us ? cpu - sc->loop_cpu_us : 0) / 1000),
+			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000));
+		sc->samples = sc->probes = sc->ticks = sc->sys_samples = 0;
+		sc->preps = sc->prep_cpu_us = 0;
+		sc->loop_cpu_us = cpu;
 		metrics_write(dm);
 		dm->next_metrics_us = now + METRICS_US;
 	}

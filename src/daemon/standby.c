@@ -560,6 +560,7 @@ struct prep_job {
 	int r;
 	bool done; /* set (release) by the thread when r is final */
 	uint64_t start_us, level;
+	uint64_t cpu_us; /* the thread's own CPU time, set before done */
 };
 
 static void *prep_main(void *arg)
@@ -571,6 +572,7 @@ static void *prep_main(void *arg)
 	j->r = decide_engine(j->roots, j->cfg, j->path, j->sb);
 	if (!own)
 		pthread_mutex_unlock(&shared_cwd);
+	j->cpu_us = cgfs_thread_cpu_us();
 	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
 	uint64_t one = 1;
 	if (write(j->efd, &one, sizeof(one)) < 0) {
@@ -646,6 +648,8 @@ static void join(struct daemon *dm, unsigned i)
 {
 	struct prep_job *j = dm->prep[i];
 	pthread_join(j->th, NULL);
+	dm->sched.preps++;
+	dm->sched.prep_cpu_us += j->cpu_us;
 	dm->prep[i] = dm->prep[--dm->n_prep];
 	dm->prep[dm->n_prep] = NULL;
 	struct domain *d = domains_find(dm, j->path);

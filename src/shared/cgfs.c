@@ -263,6 +263,15 @@ uint64_t cgfs_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
+uint64_t cgfs_thread_cpu_us(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
 int cgfs_grow(void *pp, size_t *cap, size_t n, size_t sz)
 {
 	void **p = pp, *np;

@@ -72,6 +72,10 @@ int cgfs_for_each_entry(int dirfd, int (*fn)(void *ctx, const char *name, unsign
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t cgfs_now_us(void);
 
+/* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in
+ * microseconds; 0 if it cannot be read. */
+uint64_t cgfs_thread_cpu_us(void);
+
 /* Makes room for n elements of sz bytes in *pp (capacity *cap, doubled
  * from 8); -ENOMEM leaves both as they were. */
 int cgfs_grow(void *pp, size_t *cap, size_t n, size_t sz);
