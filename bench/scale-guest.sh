@@ -245,7 +245,9 @@ scale_churn() {
 		# the daemon's RSS and fds each minute: flat, or growing?
 		if [ "$(now_ns)" -gt $next_rss ]; then
 			set -- $(tail -n 1 $T/churn.out)
-			out "SCALE-CHURN-RSS t_s=$(( ($(now_ns) - t_start) / 1000000000 )) made=${2:-0} squeezes=$sq rss_kb=$(rss_of $P) fds=$(fds_of $P)"
+			heap=
+			[ "${SCALE_DEBUG:-0}" = 1 ] && heap=" heap_kb=$(grep -o 'heap in use [0-9]*' $T/churn.log | tail -n 1 | grep -o '[0-9]*$')"
+			out "SCALE-CHURN-RSS t_s=$(( ($(now_ns) - t_start) / 1000000000 )) made=${2:-0} squeezes=$sq rss_kb=$(rss_of $P) fds=$(fds_of $P)$heap"
 			next_rss=$((next_rss + 60000000000))
 		fi
 		if [ "$(now_ns)" -gt $next_sq ]; then

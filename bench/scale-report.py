@@ -68,6 +68,9 @@ def main():
     if churn_rss:
         print("churn, each minute (s: RSS KiB / fds): " +
               " ".join("%s:%s/%s" % (c.get("t_s"), c.get("rss_kb"), c.get("fds")) for c in churn_rss))
+        if any(c.get("heap_kb") for c in churn_rss):
+            print("churn, heap in use each minute (s: KiB; SCALE_DEBUG=1): " +
+                  " ".join("%s:%s" % (c.get("t_s"), c.get("heap_kb") or "-") for c in churn_rss))
     print()
     ns = sorted(cg)
     if ns:

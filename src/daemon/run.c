@@ -334,6 +334,19 @@ static void walk(struct daemon *dm, uint64_t now)
 	fds_promote(dm);
 }
 
+/* The heap's bytes in use (not its high-water mark, which is the RSS
+ * of an mlockall'ed daemon): whether memory grows or only steps up. 0
+ * where the C library cannot say. */
+static uint64_t heap_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#else
+	return 0;
+#endif
+}
+
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
@@ -372,12 +385,13 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		uint64_t cpu = cgfs_thread_cpu_us();
 		log_debug("sampling: %llu samples (%llu of the system), %llu budget checks without "
 			  "one, %llu ticks (pgalloc %llu, %llu B/s); CPU: loop %llu ms, %llu "
-			  "preparations %llu ms",
+			  "preparations %llu ms; heap in use %llu KiB",
 			  (unsigned long long)sc->samples, (unsigned long long)sc->sys_samples,
 			  (unsigned long long)sc->probes, (unsigned long long)sc->ticks,
 			  (unsigned long long)sc->pgalloc, (unsigned long long)sc->alloc_rate.bytes_per_s,
 			  (unsigned long long)((cpu > sc->loop_cpu_us ? cpu - sc->loop_cpu_us : 0) / 1000),
-			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000));
+			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000),
+			  (unsigned long long)(heap_in_use() / 1024));
 		sc->samples = sc->probes = sc->ticks = sc->sys_samples = 0;
 		sc->preps = sc->prep_cpu_us = 0;
 		sc->loop_cpu_us = cpu;
