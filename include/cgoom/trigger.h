@@ -208,10 +208,13 @@ bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoo
  * about every 512 ms, and one 6 GiB or more away once a second. */
 uint64_t cgoom_poll_interval_us(uint64_t headroom, uint64_t rate);
 
-/* The system's interval: the shorter of the RAM headroom (MemAvailable -
- * mem_min) at CGOOM_FILL_RATE_RAM and, with swap, the swap headroom
- * (SwapFree - swap_min) at CGOOM_FILL_RATE_SWAP (earlyoom takes the
- * minimum too: swap fills while RAM does). */
+/* The system's interval: the RAM headroom (MemAvailable - mem_min) at
+ * CGOOM_FILL_RATE_RAM and, with swap, the longer of that and the swap
+ * headroom (SwapFree - swap_min) at CGOOM_FILL_RATE_SWAP: the line is
+ * both minimums crossed, and neither headroom goes faster than its own
+ * rate. (earlyoom sleeps for the sum of the two; the longer of them
+ * assumes the worst, both filling at once.) So with swap, MemAvailable
+ * under its minimum and 300 MiB of swap left, 375 ms. */
 uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv);
 
 /* A cgroup domain's interval: headroom to the nearest threshold it fires
@@ -260,6 +263,12 @@ uint64_t cgoom_scale_1e6(uint64_t x, uint64_t y);
  * CGOOM_SAMPLE_FLOOR_US. rate 0 (no growth) gives the worst-case
  * interval alone: the backoff. */
 uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate);
+
+/* The same with the worst case given as a delay (worst_us, already
+ * clamped): worst_us, shortened to headroom / rate / 2 when the measured
+ * rate says the line comes sooner, floored at CGOOM_SAMPLE_FLOOR_US;
+ * rate 0 gives worst_us. */
+uint64_t cgoom_sample_after_us(uint64_t worst_us, uint64_t headroom, uint64_t rate);
 
 /* Without measured growth, a domain whose unreclaimable memory is being
  * watched inside its margin (memory.stat read) is sampled as if it could

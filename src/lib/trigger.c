@@ -250,6 +250,17 @@ void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us)
 	r->last_us = now_us;
 }
 
+uint64_t cgoom_sample_after_us(uint64_t worst_us, uint64_t headroom, uint64_t rate)
+{
+	uint64_t t = worst_us;
+	if (rate == 0)
+		return t;
+	uint64_t by_rate = cgoom_poll_interval_raw_us(headroom, rate) / 2;
+	if (by_rate < t)
+		t = by_rate;
+	return t < CGOOM_SAMPLE_FLOOR_US ? CGOOM_SAMPLE_FLOOR_US : t;
+}
+
 uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_rate)
 {
 	uint64_t t = worst_rate ? cgoom_poll_interval_raw_us(headroom, worst_rate) : CGOOM_POLL_MAX_US;
@@ -257,12 +268,7 @@ uint64_t cgoom_next_sample_us(uint64_t headroom, uint64_t rate, uint64_t worst_r
 		t = CGOOM_SAMPLE_NEAR_US;
 	if (t > CGOOM_POLL_MAX_US)
 		t = CGOOM_POLL_MAX_US;
-	if (rate == 0)
-		return t;
-	uint64_t by_rate = cgoom_poll_interval_raw_us(headroom, rate) / 2;
-	if (by_rate < t)
-		t = by_rate;
-	return t < CGOOM_SAMPLE_FLOOR_US ? CGOOM_SAMPLE_FLOOR_US : t;
+	return cgoom_sample_after_us(t, headroom, rate);
 }
 
 static uint64_t above(uint64_t v, uint64_t floor)
@@ -274,9 +280,12 @@ uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv)
 {
 	uint64_t t = cgoom_poll_interval_us(above(lv->mem_available, lv->mem_min), CGOOM_FILL_RATE_RAM);
 	if (lv->swap_total > 0) {
+		/* the line is both minimums crossed: neither headroom can be
+		 * gone sooner than its own fill rate allows, so the later of
+		 * the two is the soonest the line can come */
 		uint64_t s = cgoom_poll_interval_us(above(lv->swap_free, lv->swap_min),
 						    CGOOM_FILL_RATE_SWAP);
-		if (s < t)
+		if (s > t)
 			t = s;
 	}
 	return t;

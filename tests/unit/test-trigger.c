@@ -209,12 +209,23 @@ static void test_system_interval(void)
 	struct cgoom_system_levels lv;
 	cgoom_system_low(&mi, &five, &ten, &lv);
 	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MAX_US);
-	/* with little swap headroom the swap rate decides */
+	/* little swap headroom, but half the RAM available: the line is
+	 * both minimums crossed, and 7.2 GiB of MemAvailable take over a
+	 * second at 6000 MiB/s, whatever the swap does (122 ms before:
+	 * the shorter of the two was taken) */
 	mi = meminfo(16 * GiB, 8 * GiB, 1 * GiB, 200 * MiB);
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	/* (200 MiB - 102.4 MiB) at 800 MiB/s = 122 ms */
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MAX_US);
+	/* MemAvailable under its minimum: the swap's room decides,
+	 * (200 MiB - 102.4 MiB) at 800 MiB/s = 122 ms */
+	mi = meminfo(16 * GiB, 100 * MiB, 1 * GiB, 200 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
 	uint64_t t = cgoom_system_interval_us(&lv);
 	CHECK(t > CGOOM_POLL_MIN_US && t < 130000);
+	/* both near: the longer of the two (RAM 100 ms, swap 122 ms) */
+	mi = meminfo(16 * GiB, 819 * MiB + 300 * MiB, 1 * GiB, 200 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv), t);
 	/* low already: minimum */
 	mi = meminfo(16 * GiB, 100 * MiB, 0, 0);
 	cgoom_system_low(&mi, &five, &ten, &lv);
