@@ -59,6 +59,10 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			 t->full_share / 10 % 10);
 }
 
+/* How long before swap_stall_max the standby is kept ready (the thrash
+ * trigger's lead too: half its thrash_for). */
+#define SWAP_APPROACH_US 2500000ULL
+
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		 struct trigger_pace *acc)
 {
@@ -70,11 +74,15 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	uint64_t next = t->eta_us / 4 < 50000 ? 50000 : t->eta_us / 4;
 	if (next < acc->next_us)
 		acc->next_us = next;
-	/* half way to either line: keep the decision ready */
+	/* near either line: keep the decision ready. Near swap_stall_max
+	 * is within SWAP_APPROACH_US of it (half of it, if shorter): half
+	 * way kept a standby of every process, remade every 5 s, for the
+	 * last 12.5 s of every long swap phase */
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(cfg, &p);
+	uint64_t lead = p.fill_max_us / 2 < SWAP_APPROACH_US ? p.fill_max_us / 2 : SWAP_APPROACH_US;
 	if (t->trend_us >= p.trend_min_us / 2 &&
-	    (t->trend_us >= p.fill_max_us / 2 ||
+	    (t->trend_us >= p.fill_max_us - lead ||
 	     (p.eta_share > 0 && t->eta_us / 2 <= t->trend_us / 100 * p.eta_share)))
 		acc->approach = true;
 }

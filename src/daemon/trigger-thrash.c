@@ -74,10 +74,16 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 		return;
 	if (THRASH_PACE_US < acc->next_us)
 		acc->next_us = THRASH_PACE_US;
-	/* half way to firing: keep the decision ready */
+	/* half way to firing, in both its measures: keep the decision
+	 * ready. The stall's length alone is every leak's whole swap phase
+	 * (memory short under a stall, no page needed back), and a standby
+	 * of every process remade every 5 s all through it was half of
+	 * cgoom's CPU over a zram leak's squeeze (bench/swap, 475dde3's
+	 * debug line) for a trigger that was not going to fire */
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(cfg, &p);
-	if (s->thrash.thrashing_us >= p.sustain_us / 2)
+	if (s->thrash.thrashing_us >= p.sustain_us / 2 &&
+	    s->thrash.refault_rate_run >= p.refault_min / 2)
 		acc->approach = true;
 }
 

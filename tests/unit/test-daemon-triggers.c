@@ -477,6 +477,48 @@ static void test_memory_pace_swap_filling(void)
 	CHECK_EQ_U64(pace.next_us, CGOOM_SAMPLE_FLOOR_US);
 }
 
+/* The standby (a snapshot of every process, remade every 5 s) is kept
+ * for the thrash and swap triggers only near their firing: in bench/swap's
+ * zram leaks (475dde3's debug line) the thrash trigger's half way by the
+ * stall's length alone held it for all of the swap phase, and the swap
+ * trigger's half way for its last 12.5 s, about half of cgoom's CPU over
+ * the squeeze, while neither was going to fire first. */
+static void test_approach_near_firing(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(&cfg, &p);
+	struct trigger_sample s = system_sample(20, true); /* swap far: no memory approach */
+	struct trigger_pace pace;
+	/* a leak: 3 s short under a stall, nothing needed back */
+	s.thrash = (struct cgoom_thrash_facts){ .thrashing_us = 3000000, .refault_rate_run = 0,
+						.eta_us = UINT64_MAX };
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(!pace.approach);
+	CHECK_EQ_U64(pace.next_us, 250000); /* still sampled so its windows fill */
+	/* thrashing half way in both: ready */
+	s.thrash.refault_rate_run = p.refault_min / 2;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(pace.approach);
+	/* the stall half as long: not yet */
+	s.thrash.thrashing_us = p.sustain_us / 2 - 1;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(!pace.approach);
+	/* swap filling under a stall: half of swap_stall_max is far */
+	s.thrash = (struct cgoom_thrash_facts){ .trend_us = p.fill_max_us / 2, .eta_us = 20000000,
+						.swap_rate = 10 * MiB };
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(!pace.approach);
+	/* 2.5 s from it: ready */
+	s.thrash.trend_us = p.fill_max_us - 2500000;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(pace.approach);
+	/* not watched: nothing from either */
+	s.watched = false;
+	trigger_pace_all(&d, &s, &cfg, &pace);
+	CHECK(!pace.approach);
+}
+
 static void test_pressure_metrics(void)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
@@ -525,6 +567,7 @@ int main(void)
 		TAP(test_swap_both_classes),
 		TAP(test_memory_pace_with_swap),
 		TAP(test_memory_pace_swap_filling),
+		TAP(test_approach_near_firing),
 		TAP(test_pressure_metrics),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
