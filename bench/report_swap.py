@@ -111,7 +111,8 @@ def report(lines, infos, out=sys.stdout):
     p("spec's victim died; h: nobody);")
     p("kk: kernel OOM kills; killed: processes killed (in h every one is a false kill);")
     p("cpu: the tool's own CPU time from the squeeze's start to its end (ms; its unit's")
-    p("cpu.stat, median; -: no unit, or not recorded)")
+    p("cpu.stat, median; -: no unit, or not recorded); ratio cpu_own: cgoom's less its process_mrelease")
+    p("of its victims (their memory freed by cgoom, not by their exit), over the peer's")
     hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s %6s"
            % ("scen", "tool", "n", "stalls", "worst", "1st", "relief", "life", "/kern",
               "died (count)", "killer", "spec", "kk", "killed", "cpu"))
@@ -139,7 +140,15 @@ def report(lines, infos, out=sys.stdout):
             spec = sum(1 for r in rs if r.get("spec") == "yes")
             kk = sum(int(num(r.get("kernel_kills")) or 0) for r in rs)
             killed = sum(int(num(r.get("killed")) or 0) for r in rs)
-            summ[(t, s)] = {"stalls": stalls, "life": life, "exact": lexact, "killed": killed}
+            cpu = med([num(r.get("tool_cpu_ms")) for r in rs if (num(r.get("tool_cpu_ms")) or -1) >= 0])
+            # the tool's own work: its CPU less the victims' memory it
+            # freed for them (cgoom's process_mrelease), which their
+            # exit does for every other tool
+            rels = [num(r.get("release_cpu_ms")) for r in rs]
+            own = cpu
+            if cpu is not None and rels and all(x is not None and x >= 0 for x in rels):
+                own = cpu - med(rels)
+            summ[(t, s)] = {"stalls": stalls, "life": life, "exact": lexact, "killed": killed, "own": own}
             rel = "none" if relief is None else fmt(relief, 1000)
             lk = "-"
             if life is not None and klife and t != "kernel":
@@ -147,7 +156,6 @@ def report(lines, infos, out=sys.stdout):
                 lk = {(True, True): "", (True, False): "<=", (False, True): ">=", (False, False): "?"}[
                     (lexact, kexact)] + fmt(life / klife)
             lf = ("" if lexact else ">") + fmt(life, 1000) if life is not None else "-"
-            cpu = med([num(r.get("tool_cpu_ms")) for r in rs if (num(r.get("tool_cpu_ms")) or -1) >= 0])
             p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d %6s"
               % (s, t, len(rs), fmt(stalls), fmt(worst), fmt(first, 1000), rel, lf, lk,
                  " ".join("%s(%d)" % kv_ for kv_ in died.most_common())[:22],
@@ -184,6 +192,9 @@ def report(lines, infos, out=sys.stdout):
             else:
                 r = "%.2f" % (a / b)
             p("ratio stalls/%s/%s %s" % (s, t, r))
+            a, b = c.get("own"), summ[(t, s)].get("own")
+            if a is not None and b:
+                p("ratio cpu_own/%s/%s %.2f" % (s, t, a / b))
         k = summ.get(("kernel", s))
         if s.startswith("s-leak") and k and k["life"] and c["life"] is not None:
             bound = {(True, True): "", (True, False): "<=", (False, True): ">="}.get((c["exact"], k["exact"]))

@@ -275,6 +275,13 @@ finish() {
 	local tc1 tcpu=-1
 	tc1=$(tool_cpu_us)
 	[ "${TCPU0:--1}" -ge 0 ] && [ "$tc1" -ge "$TCPU0" ] && tcpu=$(( (tc1 - TCPU0) / 1000 ))
+	# of that, cgoom's process_mrelease of its victims (their memory
+	# freed by cgoom instead of by their own exit; its kill lines say it)
+	local trel=-1
+	case "$TOOL" in
+	cgoom|cgoom2) trel=$(journalctl -q --no-pager -u cgoom.service --since "$JSINCE" -o cat 2>/dev/null |
+		sed -n 's/.*process_mrelease took \([0-9]*\) ms.*/\1/p' | awk '{ s += $1 } END { print s + 0 }') ;;
+	esac
 	rec_mark end
 	# in the order they died (the recorder's exit marks)
 	GONE=$(for l in $GONE; do echo "$(series_mark "$SERIES" "exit $l ") $l"; done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
@@ -318,7 +325,7 @@ finish() {
 	local nd=0
 	[ -n "$died" ] && nd=$(echo "$died" | tr ',' '\n' | wc -l)
 	set -- $rep
-	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
+	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
 	rec_stop
 	tool_stop
 	jobs_stop

@@ -308,6 +308,7 @@ struct kill_state {
 	struct kill_targets tg;
 	size_t n_alive;
 	uint64_t trigger_us;
+	uint64_t release_cpu_us; /* the loop's CPU in process_mrelease() */
 };
 
 /* The system domain's own files (domain 0 only). */

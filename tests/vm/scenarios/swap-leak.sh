@@ -65,10 +65,14 @@ free=$(series_at "$S" "$tx" SwapFree)
 total=$(series_at "$S" "$tx" SwapTotal)
 trig=$(ev_lines trigger | head -n 1 | grep -o '"kind": "[a-z_]*"' | head -n 1 | sed 's/.*: "//; s/"//')
 say "at the kill: trigger ${trig:-?}, SwapFree $((free / 1024)) of $((total / 1024)) MiB; zram $(zram_ratio)"
+# the victim's memory freed by cgoom's process_mrelease: its CPU is said
+# (the bench counts cgoom's own work without it)
+rel=$(ev_num victim_exit release_cpu_ms)
+[ -n "$rel" ] || fail "the victim_exit event has no release_cpu_ms: $(ev_lines victim_exit | head -n 1 | cut -c1-300)"
 set -- $(probe_report "$t0" "$((t0 + life))")
 stalls=$4 worst=${10}
 [ "$worst" -lt 2000 ] ||
 	fail "the probe's worst round before the kill took $worst ms (the machine froze for it; leak lived $((life / 1000)) s)"
 [ "$stalls" -le 30 ] ||
 	fail "$stalls probe rounds over 100 ms before the kill (sustained stalls; leak lived $((life / 1000)) s)"
-pass "cgoom ended the leak alone after $((life / 1000)) s (${trig:-?}), the probe's worst round $worst ms, $stalls stalls; SwapFree $((free / 1024)) of $((total / 1024)) MiB; vmstat oom_kill unchanged"
+pass "cgoom ended the leak alone after $((life / 1000)) s (${trig:-?}), the probe's worst round $worst ms, $stalls stalls; SwapFree $((free / 1024)) of $((total / 1024)) MiB; vmstat oom_kill unchanged; process_mrelease ${rel} ms of cgoom's CPU"
