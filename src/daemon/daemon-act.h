@@ -97,6 +97,12 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 bool standby_rank_ok(struct daemon *dm, struct standby *sb);
 /* Drops d's standby (NULL-safe). */
 void standby_drop(struct domain *d);
+/* Whether a standby outlives a lapse of its domain's approach at now:
+ * ready and not yet stale by age (STANDBY_MAX_AGE_US). The line's
+ * distance flickers across the approach's edge (MemAvailable around its
+ * minimum while swap fills), and dropping the standby at each lapse
+ * remade a snapshot of every process at each return. */
+bool standby_keep_off_approach(const struct standby *sb, uint64_t now);
 
 /* What acting on d's standby needs to know and say. */
 const struct cgoom_decision *standby_decision(const struct standby *sb);

@@ -207,7 +207,8 @@ static void handle(struct daemon *dm, const struct trigger_event *ev)
 	if (dm->dry_run || !dm->live || kl_active(&d->kill.lc))
 		return;
 	if (!ev->approach) {
-		standby_drop(d);
+		if (!standby_keep_off_approach(d->standby, ev->t0))
+			standby_drop(d);
 		return;
 	}
 	log_debug("%s: approach: level %llu, headroom %llu, rate %llu B/s, next sample in %llu us",

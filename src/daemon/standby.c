@@ -305,6 +305,11 @@ void standby_drop(struct domain *d)
 	d->standby = NULL;
 }
 
+bool standby_keep_off_approach(const struct standby *sb, uint64_t now)
+{
+	return sb && sb->ready && now >= sb->decided_us && now - sb->decided_us <= STANDBY_MAX_AGE_US;
+}
+
 /* The PIDs of victims still dying anywhere (the caller's act_inflight):
  * the engine waits for them. sb takes the array. */
 static void use_inflight(struct standby *sb, struct inflight *in)

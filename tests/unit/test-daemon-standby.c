@@ -48,6 +48,23 @@ static void test_judge_limit_changed(void)
 	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
 }
 
+/* A standby outlives a lapse of the approach while it is fresh (5 s):
+ * in bench/swap's zram leaks MemAvailable flickered across twice its
+ * minimum while swap filled, and each lapse dropped the system's
+ * standby, so each return remade a snapshot of every process (both of
+ * the squeeze's two preparations were made from nothing). */
+static void test_keep_off_approach(void)
+{
+	struct standby sb = { .ready = true, .decided_us = 1000000 };
+	CHECK(standby_keep_off_approach(&sb, 1000000));
+	CHECK(standby_keep_off_approach(&sb, 1000000 + 5000000));
+	CHECK(!standby_keep_off_approach(&sb, 1000000 + 5000001)); /* stale: dropped */
+	CHECK(!standby_keep_off_approach(&sb, 999999));           /* the clock went back */
+	sb.ready = false; /* no verified target: of no use */
+	CHECK(!standby_keep_off_approach(&sb, 1000000));
+	CHECK(!standby_keep_off_approach(NULL, 1000000));
+}
+
 static void test_judge_use(void)
 {
 	struct standby_view v = fresh();
@@ -398,6 +415,7 @@ static void test_prepared_self_refused(void)
 int main(void)
 {
 	return tap_run((struct tap_test[]){
+		TAP(test_keep_off_approach),
 		TAP(test_judge_use),
 		TAP(test_judge_cgroup_removed),
 		TAP(test_judge_redecide),
