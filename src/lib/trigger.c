@@ -230,14 +230,8 @@ void cgoom_rate_update(struct cgoom_rate *r, uint64_t value, uint64_t now_us)
 	if (dt == 0)
 		return;
 	uint64_t inst = 0;
-	if (value > r->last_value) {
-		uint64_t grow = value - r->last_value;
-		/* grow * 1e6 / dt, saturating */
-		inst = grow <= UINT64_MAX / 1000000ULL ? grow * 1000000ULL / dt
-						       : (grow / dt > UINT64_MAX / 1000000ULL
-								  ? UINT64_MAX
-								  : grow / dt * 1000000ULL);
-	}
+	if (value > r->last_value)
+		inst = cgoom_scale_1e6(value - r->last_value, dt);
 	/* up at once; down linearly to 0 over CGOOM_RATE_FORGET_US
 	 * (memory.current moves in bursts: a quiet sample or two must not
 	 * forget a grower) */
