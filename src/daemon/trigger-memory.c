@@ -62,8 +62,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	if (lv->swap_total > 0 && above(lv->swap_free, lv->swap_min) > headroom)
 		headroom = above(lv->swap_free, lv->swap_min);
 	uint64_t rate = d->rate_level.bytes_per_s;
-	/* the worst case is the two fill rates' (earlyoom's): while swap
-	 * fills, its room at 800 MiB/s, not the whole distance at RAM's
+	/* the worst case is each line's room at its own fill rate (earlyoom's
+	 * rates): while swap fills, its room at 800 MiB/s, not the whole distance at RAM's
 	 * 6000 MiB/s, which kept the system at the 100 ms floor for all of
 	 * a leak's swap phase (issue 19: cgoom's own CPU under pressure) */
 	uint64_t next = cgoom_sample_after_us(cgoom_system_interval_us(lv), headroom, rate);
