@@ -351,12 +351,15 @@ static uint64_t heap_in_use(void)
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	drain(dm->timerfd);
+	dm->sched.timer_wakeups++;
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
 	if (dm->ev.n_hooks)
 		post_hooks_reap(dm, now, false);
-	if (now >= discover_next_walk_us(dm))
+	/* what is due shortly is done now, rather than at a wake-up of its
+	 * own (daemon-internal.h SCHED_EARLY_MAX_US) */
+	if (now + SCHED_EARLY_MAX_US >= discover_next_walk_us(dm))
 		walk(dm, now);
-	if (now >= sched_next_tick_us(dm))
+	if (sched_tick_due(dm, now))
 		sched_tick(dm, now);
 	struct domain **due;
 	size_t n = sched_due(dm, now, &due);
@@ -381,19 +384,21 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		if (!sched_probe(dm, due[i]))
 			sample(dm, due[i], now, false);
 	}
-	if (now >= dm->next_metrics_us) {
+	if (now + SCHED_EARLY_MAX_US >= dm->next_metrics_us) {
 		struct sched *sc = &dm->sched;
 		uint64_t cpu = cgfs_thread_cpu_us();
 		log_debug("sampling: %llu samples (%llu of the system), %llu budget checks without "
-			  "one, %llu ticks (pgalloc %llu, %llu B/s); CPU: loop %llu ms, %llu "
-			  "preparations %llu ms; heap in use %llu KiB",
+			  "one, %llu ticks (pgalloc %llu, %llu B/s); %llu wake-ups (%llu by the "
+			  "timer); CPU: loop %llu ms, %llu preparations %llu ms; heap in use %llu KiB",
 			  (unsigned long long)sc->samples, (unsigned long long)sc->sys_samples,
 			  (unsigned long long)sc->probes, (unsigned long long)sc->ticks,
 			  (unsigned long long)sc->pgalloc, (unsigned long long)sc->alloc_rate.bytes_per_s,
+			  (unsigned long long)sc->wakeups, (unsigned long long)sc->timer_wakeups,
 			  (unsigned long long)((cpu > sc->loop_cpu_us ? cpu - sc->loop_cpu_us : 0) / 1000),
 			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000),
 			  (unsigned long long)(heap_in_use() / 1024));
 		sc->samples = sc->probes = sc->ticks = sc->sys_samples = 0;
+		sc->wakeups = sc->timer_wakeups = 0;
 		sc->preps = sc->prep_cpu_us = 0;
 		sc->loop_cpu_us = cpu;
 		metrics_write(dm);
@@ -698,6 +703,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			goto out_free;
 		}
 		now = cgfs_now_us();
+		dm->sched.wakeups++;
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		prep_next(dm); /* the thread may have been freed by a wait */

@@ -190,6 +190,17 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate)
 	return t < SCHED_TICK_FLOOR_US ? SCHED_TICK_FLOOR_US : t;
 }
 
+uint64_t sched_early_us(uint64_t t0, uint64_t due_us)
+{
+	uint64_t e = due_us > t0 ? (due_us - t0) / 8 : 0;
+	return e < SCHED_EARLY_MAX_US ? e : SCHED_EARLY_MAX_US;
+}
+
+bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us)
+{
+	return due_us <= now || due_us - now <= sched_early_us(t0, due_us);
+}
+
 /* ---- the daemon's use of it ---- */
 
 void sched_init(struct daemon *dm)
@@ -229,6 +240,9 @@ void sched_free(struct daemon *dm)
 	free(dm->sched.due);
 	dm->sched.due = NULL;
 	dm->sched.cap_due = 0;
+	free(dm->sched.aside);
+	dm->sched.aside = NULL;
+	dm->sched.cap_aside = 0;
 }
 
 void sched_tick(struct daemon *dm, uint64_t now)
@@ -277,9 +291,16 @@ uint64_t sched_next_tick_us(const struct daemon *dm)
 	return s->last_tick_us + sched_tick_us(true, room, s->alloc_rate.bytes_per_s);
 }
 
+bool sched_tick_due(const struct daemon *dm, uint64_t now)
+{
+	uint64_t next = sched_next_tick_us(dm);
+	return next != UINT64_MAX && sched_is_due(now, dm->sched.last_tick_us, next);
+}
+
 void sched_time(struct daemon *dm, struct domain *d, uint64_t due_us)
 {
 	d->next_due_us = due_us;
+	d->early_us = 0;
 	if (d->budgeted) {
 		heap_remove(&dm->sched.alloc, d);
 		d->budgeted = false;
@@ -323,9 +344,11 @@ void sched_after(struct daemon *dm, const struct trigger_event *ev)
 		plan.due_us = linger_end;
 	if (!plan.budgeted) {
 		sched_time(dm, d, plan.due_us);
+		d->early_us = sched_early_us(ev->t0, plan.due_us);
 		return;
 	}
 	d->next_due_us = plan.due_us;
+	d->early_us = sched_early_us(ev->t0, plan.due_us);
 	d->budgeted = true;
 	d->quiet_probes = 0; /* a real sample: half its distance again */
 	d->alloc_due = plan.alloc_due;
@@ -354,14 +377,36 @@ size_t sched_due(struct daemon *dm, uint64_t now, struct domain ***ret)
 	*ret = out;
 	uint64_t key;
 	struct domain *d;
-	/* taken out of the heaps first: sampling puts them back */
-	while (n < cap && heap_top(&s->time, &key, &d) && key <= now) {
+	/* taken out of the heaps first: sampling puts them back; what is
+	 * due within its early window is taken too, what is not (a domain
+	 * paced more tightly, due a little later) is set aside and put
+	 * back after */
+	size_t n_aside = 0;
+	while (n < cap && heap_top(&s->time, &key, &d) &&
+	       (key <= now || key - now <= SCHED_EARLY_MAX_US)) {
+		if (key > now && key - now > d->early_us) {
+			if (cgfs_grow(&s->aside, &s->cap_aside, n_aside + 1, sizeof(*s->aside)) < 0)
+				break; /* the rest waits for its own time */
+			heap_remove(&s->time, d);
+			s->aside[n_aside++] = (struct heap_item){ .key = key, .d = d };
+			continue;
+		}
 		sched_forget(dm, d);
 		d->due_by_alloc = false;
 		out[n++] = d;
 	}
+	for (size_t i = 0; i < n_aside; i++)
+		if (heap_set(&s->time, s->aside[i].d, s->aside[i].key) < 0)
+			sched_time(dm, s->aside[i].d, s->aside[i].key);
 	s->n_alloc_due = n;
-	while (n < cap && s->pgalloc_ok && heap_top(&s->alloc, &key, &d) && key <= s->pgalloc) {
+	/* the budget's early window: a domain whose budget the measured
+	 * rate would use up within SCHED_EARLY_MAX_US is probed now, not at
+	 * a tick of its own (a probe from here gives it a fresh budget) */
+	uint64_t early = s->page_size ? s->alloc_rate.bytes_per_s / (1000000 / SCHED_EARLY_MAX_US) /
+						s->page_size
+				      : 0;
+	uint64_t upto = s->pgalloc > UINT64_MAX - early ? UINT64_MAX : s->pgalloc + early;
+	while (n < cap && s->pgalloc_ok && heap_top(&s->alloc, &key, &d) && key <= upto) {
 		sched_forget(dm, d);
 		d->due_by_alloc = true;
 		out[n++] = d;

@@ -196,8 +196,117 @@ static void test_tick_pace(void)
 	CHECK_EQ_U64(sched_tick_us(true, 60 * MiB, 1 * MiB), 100000);
 }
 
+/* Something due may be done an eighth of its interval early, 100 ms at
+ * most, at another wake-up. */
+static void test_early_window(void)
+{
+	CHECK_EQ_U64(sched_early_us(0, 60000000), SCHED_EARLY_MAX_US); /* a backstop */
+	CHECK_EQ_U64(sched_early_us(1000, 1000 + 400000), 50000);      /* 400 ms: 50 ms */
+	CHECK_EQ_U64(sched_early_us(0, 1000), 125);                    /* paced at 1 ms */
+	CHECK_EQ_U64(sched_early_us(5000, 3000), 0);                   /* already late */
+	CHECK(sched_is_due(900000, 0, 1000000));                       /* 100 ms early */
+	CHECK(!sched_is_due(899999, 0, 1000000));
+	CHECK(sched_is_due(2000000, 0, 1000000)); /* late */
+	CHECK(!sched_is_due(999000, 999000, 1000000)); /* 1 ms ahead, paced at 1 ms */
+}
+
+static void put(struct daemon *dm, struct domain *d, uint64_t t0, uint64_t due)
+{
+	d->next_due_us = due;
+	d->early_us = sched_early_us(t0, due);
+	CHECK(heap_set(&dm->sched.time, d, due) == 0);
+}
+
+/* A wake-up takes, besides what is due, what is due within its early
+ * window (a quiet domain's backstop joins the tick's wake-up), and
+ * leaves in place, at its own time, what is paced more tightly; one
+ * such left in place does not keep the ones behind it from being taken. */
+static void test_due_takes_early(void)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	dm->sched.time.which = 0;
+	dm->sched.alloc.which = 1;
+	struct domain *a = dom(), *b = dom(), *c = dom(), *e = dom(), *f = dom();
+	struct domain *all[] = { a, b, c, e, f };
+	dm->n_domains = 5;
+	uint64_t now = 100000000;
+	put(dm, a, now - 1000000, now - 1);             /* due: taken */
+	put(dm, b, now - 60000000, now + 50000);        /* backstop, 50 ms ahead: taken */
+	put(dm, c, now + 50000 - 80000, now + 50000);   /* paced at 80 ms, 50 ms ahead: left */
+	put(dm, e, now - 30000000, now + 80000);        /* behind c, 80 ms ahead: taken */
+	put(dm, f, now - 60000000, now + 160000);       /* 160 ms ahead: left */
+	struct domain **due;
+	size_t n = sched_due(dm, now, &due);
+	CHECK_EQ_U64(n, 3);
+	bool got[5] = { false };
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 5; k++)
+			got[k] = got[k] || due[i] == all[k];
+	CHECK(got[0] && got[1] && !got[2] && got[3] && !got[4]);
+	/* the ones left keep their times, and the heap knows where they are */
+	CHECK_EQ_U64(dm->sched.time.n, 2);
+	uint64_t key;
+	struct domain *top;
+	CHECK(heap_top(&dm->sched.time, &key, &top) && top == c && key == now + 50000);
+	CHECK(f->heap_pos[0] < 2 && dm->sched.time.a[f->heap_pos[0]].d == f);
+	CHECK_EQ_U64(dm->sched.time.a[f->heap_pos[0]].key, now + 160000);
+	CHECK(a->heap_pos[0] == HEAP_NONE && b->heap_pos[0] == HEAP_NONE);
+	/* c at its own time */
+	n = sched_due(dm, now + 50000, &due);
+	CHECK(n == 1 && due[0] == c);
+	sched_free(dm);
+	for (int k = 0; k < 5; k++)
+		free(all[k]);
+	free(dm);
+}
+
+/* The budget's early window: a domain whose budget the measured
+ * allocation rate uses up within 100 ms is probed at this tick, not at
+ * a tick of its own; one further off waits. */
+static void test_due_budget_early(void)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	dm->sched.time.which = 0;
+	dm->sched.alloc.which = 1;
+	dm->sched.page_size = 4096;
+	dm->sched.pgalloc_ok = true;
+	dm->sched.pgalloc = 1000;
+	dm->sched.alloc_rate.bytes_per_s = 1000 * 4096; /* 100 pages in 100 ms */
+	struct domain *a = dom(), *b = dom(), *c = dom();
+	dm->n_domains = 3;
+	uint64_t now = 100000000;
+	struct domain *all[] = { a, b, c };
+	uint64_t due[] = { 1000, 1090, 1200 }; /* due, within 100 pages, beyond */
+	for (int k = 0; k < 3; k++) {
+		all[k]->budgeted = true;
+		all[k]->alloc_due = due[k];
+		all[k]->next_due_us = now + 60000000;
+		CHECK(heap_set(&dm->sched.time, all[k], all[k]->next_due_us) == 0);
+		CHECK(heap_set(&dm->sched.alloc, all[k], due[k]) == 0);
+	}
+	struct domain **out;
+	size_t n = sched_due(dm, now, &out);
+	CHECK_EQ_U64(n, 2);
+	CHECK_EQ_U64(dm->sched.n_alloc_due, 2);
+	CHECK(n == 2 && ((out[0] == a && out[1] == b) || (out[0] == b && out[1] == a)));
+	CHECK(a->due_by_alloc && b->due_by_alloc && !c->due_by_alloc);
+	CHECK(dm->sched.alloc.n == 1 && dm->sched.alloc.a[0].d == c);
+	/* no rate measured: only what is due */
+	dm->sched.alloc_rate.bytes_per_s = 0;
+	dm->sched.pgalloc = 1199;
+	CHECK_EQ_U64(sched_due(dm, now, &out), 0);
+	dm->sched.pgalloc = 1200;
+	CHECK(sched_due(dm, now, &out) == 1 && out[0] == c);
+	sched_free(dm);
+	for (int k = 0; k < 3; k++)
+		free(all[k]);
+	free(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
-					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace), { 0 } });
+					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace),
+					    TAP(test_early_window), TAP(test_due_takes_early),
+					    TAP(test_due_budget_early), { 0 } });
 }
