@@ -490,6 +490,7 @@ struct daemon {
 	/* the domains (domains.c); [0] is the system domain */
 	struct domain **domains;
 	size_t n_domains, cap_domains;
+	size_t n_dead; /* closed since the last domains_reap */
 	bool psi_fallback_logged;
 	struct cgoom_strbuf polled_news; /* domains polled since the last report (JSON list) */
 	size_t n_polled_news;

@@ -489,6 +489,7 @@ void domain_close(struct daemon *dm, struct domain *d)
 	if (d->high_written && !d->files_open)
 		domain_files_open(dm, d, false);
 	d->dead = true;
+	dm->n_dead++;
 	guard_restore(dm, d);
 	domain_files_close(dm, d);
 	files_close_all(d); /* the system domain's PSI files */
@@ -615,6 +616,9 @@ static void domain_free(struct domain *d)
 
 void domains_reap(struct daemon *dm)
 {
+	if (dm->n_dead == 0)
+		return; /* each wake-up: not a pass over every domain */
+	dm->n_dead = 0;
 	size_t j = 1;
 	for (size_t i = 1; i < dm->n_domains; i++) {
 		struct domain *d = dm->domains[i];
