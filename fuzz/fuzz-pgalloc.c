@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* /proc/vmstat pgalloc_* sum: output untouched on failure; on success
- * the sum of every pgalloc_ value, each of which the input holds. */
+ * the sum of every pgalloc_ value, each of which the input holds. The
+ * head parse (one read's worth): known errors only, output untouched. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t v = 0xa5a5a5a5a5a5a5a5ULL;
+	/* the head parse: known errors only, the output untouched on them;
+	 * a sum only where pgalloc_ lines are */
+	uint64_t h = 0x5a5a5a5a5a5a5a5aULL;
+	int rh = cgoom_parse_vmstat_pgalloc_head((const char *)data, size, &h);
+	if (rh < 0 && ((rh != -EAGAIN && rh != -ENOENT && rh != -EBADMSG && rh != -EOVERFLOW) ||
+		       h != 0x5a5a5a5a5a5a5a5aULL))
+		abort();
+	if (rh == 0 && !memmem(data, size, "pgalloc_", 8))
+		abort();
 	int r = cgoom_parse_vmstat_pgalloc((const char *)data, size, &v);
 	if (r < 0) {
 		if ((r != -ENOENT && r != -EBADMSG && r != -EOVERFLOW) || v != 0xa5a5a5a5a5a5a5a5ULL)

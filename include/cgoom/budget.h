@@ -33,6 +33,13 @@
  * allocated since boot, monotone). -ENOENT when there is none, -EBADMSG
  * when a pgalloc line is malformed, -EOVERFLOW when the sum overflows. */
 int cgoom_parse_vmstat_pgalloc(const char *buf, size_t len, uint64_t *ret);
+/* The same from the head of /proc/vmstat: what one read returned (the
+ * kernel hands the file out a page at a time, and computes every
+ * counter again for each page). Only whole lines count, and the
+ * pgalloc_ lines (one block, as the kernel prints them) must be
+ * followed by a whole line of another counter: otherwise -EAGAIN (read
+ * the whole file). */
+int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret);
 
 /* The pages a memcg's memory.current can gain beyond the pages
  * allocated system-wide: (CGOOM_CHARGE_BATCH_PAGES + 1) per online CPU

@@ -253,8 +253,17 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	uint64_t v;
 	s->last_tick_us = now;
 	s->ticks++;
-	if (fd < 0 || cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
-	    cgoom_parse_vmstat_pgalloc(dm->buf, len, &v) < 0) {
+	/* the head first: the pgalloc_ lines are in /proc/vmstat's first
+	 * page, and each page read makes the kernel compute every counter */
+	int r = cgfs_read_head(fd, dm->buf, sizeof(dm->buf), &len);
+	if (r == 0)
+		r = cgoom_parse_vmstat_pgalloc_head(dm->buf, len, &v);
+	if (r == -EAGAIN) {
+		r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
+		if (r == 0)
+			r = cgoom_parse_vmstat_pgalloc(dm->buf, len, &v);
+	}
+	if (r < 0) {
 		if (s->pgalloc_ok)
 			log_warning("/proc/vmstat: pgalloc unreadable; every domain at the detectors' "
 				    "pace from now on");

@@ -44,6 +44,31 @@ int cgoom_parse_vmstat_pgalloc(const char *buf, size_t len, uint64_t *ret)
 	return 0;
 }
 
+int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	/* whole lines only: a cut-off value would under-count */
+	const char *end = buf ? parse_end(buf, len) : NULL;
+	while (end > buf && end[-1] != '\n')
+		end--;
+	const char *pos = buf, *line, *block_end = NULL;
+	size_t n;
+	bool in_block = false;
+	while (parse_next_line(&pos, end, &line, &n)) {
+		bool pg = n > 8 && memcmp(line, "pgalloc_", 8) == 0;
+		if (pg) {
+			in_block = true;
+		} else if (in_block) {
+			block_end = line; /* the block ends before a whole line */
+			break;
+		}
+	}
+	if (!block_end)
+		return -EAGAIN;
+	return cgoom_parse_vmstat_pgalloc(buf, (size_t)(block_end - buf), ret);
+}
+
 uint64_t cgoom_alloc_slack_pages(unsigned n_cpus)
 {
 	if (n_cpus == 0)

@@ -37,6 +37,44 @@ static void test_parse_pgalloc(void)
 	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc(NULL, 0, &v), -ENOENT);
 }
 
+/* The head of /proc/vmstat (one read): the block of pgalloc_ lines
+ * counts once a whole line follows it; otherwise the whole file must
+ * be read (-EAGAIN), never a partial sum. */
+static void test_parse_pgalloc_head(void)
+{
+	const char *v61 = "nr_free_pages 12345\npgpgin 10\npgalloc_dma 3\npgalloc_dma32 1000\n"
+			  "pgalloc_normal 250000\npgalloc_movable 7\npgalloc_device 0\n"
+			  "allocstall_normal 99\npgfree 123456789\noom_kill 3\n";
+	uint64_t v = 0, whole = 0;
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc(v61, strlen(v61), &whole), 0);
+	/* every cut of the file: the same sum as the whole, or -EAGAIN */
+	size_t first_ok = 0;
+	for (size_t cut = 0; cut <= strlen(v61); cut++) {
+		v = 42;
+		int r = cgoom_parse_vmstat_pgalloc_head(v61, cut, &v);
+		if (r == 0) {
+			CHECK_EQ_U64(v, whole);
+			if (!first_ok)
+				first_ok = cut;
+		} else {
+			CHECK_EQ_INT(r, -EAGAIN);
+			CHECK_EQ_U64(v, 42);
+			CHECK(first_ok == 0); /* once whole, it stays whole */
+		}
+	}
+	/* whole from the end of the line after the block on */
+	CHECK_EQ_U64(first_ok, (size_t)(strstr(v61, "allocstall_normal 99\n") - v61) + 21);
+	/* a value cut off at the end: not read as a smaller number */
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head("pgalloc_dma 1\npgalloc_normal 25", 30, &v),
+		     -EAGAIN);
+	/* no pgalloc at all in the head, or nothing */
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head("pgfree 1\noom_kill 0\n", 20, &v), -EAGAIN);
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(NULL, 0, &v), -EAGAIN);
+	/* a malformed line in the block is refused as by the whole parse */
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head("pgalloc_normal 1 2\npgfree 3\n", 28, &v),
+		     -EBADMSG);
+}
+
 static void test_slack(void)
 {
 	CHECK_EQ_U64(cgoom_alloc_slack_pages(1), 65);
@@ -95,6 +133,6 @@ static void test_room(void)
 
 int main(void)
 {
-	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_slack),
+	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_parse_pgalloc_head), TAP(test_slack),
 					    TAP(test_watch_line), TAP(test_room), { 0 } });
 }
