@@ -187,10 +187,38 @@ int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
 			return -errno;
 		if (n == 0)
 			break;
+		/* a first read shorter than CGFS_SHORT_READ is the whole
+		 * file: a kernel seq_file returns records until its page-sized
+		 * buffer would overflow or the file ends, and the records of
+		 * every file cgoom reads are lines far shorter than that (or
+		 * one record: single_open, sysfs); a regular file returns less
+		 * than asked only at its end. The read at EOF it saves is one
+		 * syscall of every sample. */
+		if (len == 0 && (size_t)n < CGFS_SHORT_READ && (size_t)n < cap - 1) {
+			len = (size_t)n;
+			break;
+		}
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
 	*ret_len = len;
+	return 0;
+}
+
+int cgfs_read_head(int fd, char *buf, size_t cap, size_t *ret_len)
+{
+	if (fd < 0)
+		return -EBADF;
+	if (cap == 0)
+		return -EINVAL;
+	ssize_t n;
+	do
+		n = pread(fd, buf, cap - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	*ret_len = (size_t)n;
 	return 0;
 }
 

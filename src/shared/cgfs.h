@@ -50,10 +50,16 @@ int cgfs_read_fd(struct rbuf *b, int fd, size_t max);
  * a path the caller trusts, such as "12/stat" below /proc). */
 int cgfs_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max);
 
+/* A first read shorter than this ends cgfs_reread() (cgfs.c says why). */
+#define CGFS_SHORT_READ 2048
 /* Re-reads a kept fd from offset 0 into buf (cap bytes, NUL-terminated):
  * no allocation, for the daemon's sampling and kill paths. What does not
  * fit is cut off (*ret_len = cap - 1). -EBADF for fd < 0. */
 int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len);
+/* One read of a kept fd from offset 0 into buf (cap bytes,
+ * NUL-terminated): the head of the file (a kernel seq_file hands out a
+ * page of records at a time). -EBADF for fd < 0. */
+int cgfs_read_head(int fd, char *buf, size_t cap, size_t *ret_len);
 /* Opens name below dirfd (CGFS_FILE_FLAGS) and reads it into buf as
  * cgfs_reread(); -EFBIG when it fills buf (it may be longer). */
 int cgfs_read_small_at(int dirfd, const char *name, char *buf, size_t cap, size_t *ret_len);

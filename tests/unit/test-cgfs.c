@@ -142,6 +142,48 @@ static void test_grow(void)
 	CHECK(cgfs_now_us() > 0);
 }
 
+/* The kernel's own files, re-read through a kept fd, come whole: a
+ * seq_file of many pages (/proc/self/smaps: a record of about a KiB per
+ * mapping, handed out a page at a time), of one record
+ * (/proc/self/status) and /proc/vmstat: as many lines as reading it to
+ * the end with read(2) finds. */
+static size_t lines_to_eof(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t r;
+	if (fd < 0)
+		return 0;
+	while ((r = read(fd, buf, cap)) > 0)
+		for (ssize_t k = 0; k < r; k++)
+			n += buf[k] == '\n';
+	close(fd);
+	return n;
+}
+
+static void test_reread_kernel_files(void)
+{
+	static char big[1 << 16], other[512];
+	const char *paths[] = { "/proc/self/smaps", "/proc/self/status", "/proc/vmstat" };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			SKIP("no /proc here");
+		size_t before = lines_to_eof(paths[i], other, sizeof(other));
+		size_t len, lines = 0;
+		CHECK_EQ_INT(cgfs_reread(fd, big, sizeof(big), &len), 0);
+		size_t after = lines_to_eof(paths[i], other, sizeof(other));
+		for (size_t k = 0; k < len; k++)
+			lines += big[k] == '\n';
+		CHECK(len > 0 && big[len - 1] == '\n');
+		if (lines != before)
+			CHECK_EQ_U64(lines, after);
+		if (i == 0)
+			CHECK(len > 8192); /* more than two pages: the loop went on */
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	int r = tap_run((struct tap_test[]){
@@ -150,6 +192,7 @@ int main(void)
 		TAP(test_read_small),
 		TAP(test_for_each_entry),
 		TAP(test_grow),
+		TAP(test_reread_kernel_files),
 		{ 0 },
 	});
 
