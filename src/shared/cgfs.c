@@ -155,7 +155,8 @@ int cgfs_read_fd(struct rbuf *b, int fd, size_t max)
 			b->p = np;
 			b->cap = ncap;
 		}
-		n = read(fd, b->p + b->len, b->cap - b->len - 1);
+		size_t want = b->cap - b->len - 1;
+		n = read(fd, b->p + b->len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -165,6 +166,13 @@ int cgfs_read_fd(struct rbuf *b, int fd, size_t max)
 		if (n == 0)
 			break;
 		b->len += (size_t)n;
+		/* a short first read of a small file is all of it (as in
+		 * cgfs_reread) */
+		if (b->len == (size_t)n && (size_t)n < CGFS_SHORT_READ && (size_t)n < want) {
+			if (b->len > max)
+				r = -EFBIG;
+			break;
+		}
 	}
 	b->p[b->len] = '\0';
 out_close:
@@ -188,7 +196,7 @@ int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
 		if (n == 0)
 			break;
 		/* a first read shorter than CGFS_SHORT_READ is the whole
-		 * file: a kernel seq_file returns records until its page-sized
+		 * file (cgfs_read_fd too): a kernel seq_file returns records until its page-sized
 		 * buffer would overflow or the file ends, and the records of
 		 * every file cgoom reads are lines far shorter than that (or
 		 * one record: single_open, sysfs); a regular file returns less

@@ -77,6 +77,42 @@ static void test_read_small(void)
 	close(dfd);
 }
 
+static size_t lines_to_eof(const char *path, char *buf, size_t cap);
+
+/* cgfs_read_at: a small file whole, one over max refused (-EFBIG) on
+ * the short path and the long one, a seq_file of many pages whole. */
+static void test_read_at(void)
+{
+	struct rbuf b = { 0 };
+	static char big[3000];
+	fx_new();
+	put_cg("", "f", "1234567");
+	memset(big, 'x', sizeof(big) - 1);
+	put_cg("", "big", big);
+	int dfd = root_fd();
+	CHECK_EQ_INT(cgfs_read_at(&b, dfd, "f", 100), 0);
+	CHECK(b.len == 7 && !strcmp(b.p, "1234567"));
+	CHECK_EQ_INT(cgfs_read_at(&b, dfd, "f", 5), -EFBIG);
+	CHECK_EQ_INT(cgfs_read_at(&b, dfd, "big", 100), -EFBIG);
+	CHECK_EQ_INT(cgfs_read_at(&b, dfd, "big", 4096), 0);
+	CHECK_EQ_U64(b.len, sizeof(big) - 1);
+	close(dfd);
+	int pfd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd >= 0) {
+		static char other[512];
+		size_t before = lines_to_eof("/proc/self/smaps", other, sizeof(other)), lines = 0;
+		CHECK_EQ_INT(cgfs_read_at(&b, pfd, "smaps", 1 << 24), 0);
+		size_t after = lines_to_eof("/proc/self/smaps", other, sizeof(other));
+		for (size_t k = 0; k < b.len; k++)
+			lines += b.p[k] == '\n';
+		CHECK(b.len > 8192);
+		if (lines != before)
+			CHECK_EQ_U64(lines, after);
+		close(pfd);
+	}
+	free(b.p);
+}
+
 struct seen {
 	int dirs, links, others, dots;
 	bool stop;
@@ -163,7 +199,7 @@ static size_t lines_to_eof(const char *path, char *buf, size_t cap)
 
 static void test_reread_kernel_files(void)
 {
-	static char big[1 << 16], other[512];
+	static char big[1 << 23], other[512]; /* smaps under ASan: hundreds of KiB */
 	const char *paths[] = { "/proc/self/smaps", "/proc/self/status", "/proc/vmstat" };
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
@@ -190,6 +226,7 @@ int main(void)
 		TAP(test_open_beneath),
 		TAP(test_open_by_components),
 		TAP(test_read_small),
+		TAP(test_read_at),
 		TAP(test_for_each_entry),
 		TAP(test_grow),
 		TAP(test_reread_kernel_files),
