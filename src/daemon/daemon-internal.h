@@ -481,6 +481,7 @@ struct daemon {
 	/* the loop (run.c) */
 	int epfd, sigfd, timerfd, deadlinefd;
 	struct watch w_sig, w_timer, w_deadline;
+	bool pwait2;      /* the sampling timer is epoll_pwait2's timeout, not timerfd */
 	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
 	uint64_t next_metrics_us;

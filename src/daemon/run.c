@@ -3,9 +3,12 @@
  * `cgoom run`: one epoll loop, the only caller of actions (STYLE 13). It
  * waits on
  *   - a signalfd (SIGHUP reload, SIGTERM/SIGINT clean exit),
- *   - a timerfd for sampling (sched.c: each busy domain at the
- *     detectors' pace, each quiet one on the allocation budget, read at
- *     the "tick"), the slow discovery walk and metrics,
+ *   - the sampling timer (sched.c: each busy domain at the detectors'
+ *     pace, each quiet one on the allocation budget, read at the
+ *     "tick"), the slow discovery walk and metrics: epoll_pwait2()'s
+ *     timeout, or a timerfd where that call is missing or refused (a
+ *     wake-up without the timerfd's read and re-arm is two syscalls
+ *     fewer, most of an idle wake-up's cost),
  *   - a second timerfd for kill deadlines (term_grace, kill_wait),
  *   - PSI triggers (EPOLLPRI) on /proc/pressure/memory and, near their
  *     lines, each domain's memory.pressure ("full" to fire, "some" to
@@ -35,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,7 +105,41 @@ static void arm_sampling(struct daemon *dm)
 		return; /* a wake-up by another fd: the timer already stands */
 	dm->timer_armed = true;
 	dm->timer_armed_us = next;
-	arm_at(dm->timerfd, next);
+	if (!dm->pwait2)
+		arm_at(dm->timerfd, next);
+}
+
+/* epoll_pwait2 (Linux 5.11): a timeout in nanoseconds, no timerfd. */
+static int wait_events(struct daemon *dm, struct epoll_event *evs, int max)
+{
+#ifdef SYS_epoll_pwait2
+	if (dm->pwait2) {
+		struct timespec ts, *tsp = NULL;
+		if (dm->timer_armed && dm->timer_armed_us != UINT64_MAX) {
+			uint64_t now = cgfs_now_us();
+			uint64_t d = dm->timer_armed_us > now ? dm->timer_armed_us - now : 0;
+			ts.tv_sec = (time_t)(d / 1000000);
+			ts.tv_nsec = (long)(d % 1000000) * 1000;
+			tsp = &ts;
+		}
+		return (int)syscall(SYS_epoll_pwait2, dm->epfd, evs, max, tsp, NULL, (size_t)8);
+	}
+#endif
+	return epoll_wait(dm->epfd, evs, max, -1);
+}
+
+/* Whether epoll_pwait2 works here (kernel, seccomp filter): a call that
+ * returns at once on the still empty epoll set. */
+static bool pwait2_works(int epfd)
+{
+#ifdef SYS_epoll_pwait2
+	struct epoll_event ev;
+	struct timespec zero = { 0 };
+	return syscall(SYS_epoll_pwait2, epfd, &ev, 1, &zero, NULL, (size_t)8) == 0;
+#else
+	(void)epfd;
+	return false;
+#endif
 }
 
 /* ---- acting on what a detector saw ---- */
@@ -350,7 +388,8 @@ static uint64_t heap_in_use(void)
 
 static void on_timer(struct daemon *dm, uint64_t now)
 {
-	drain(dm->timerfd);
+	if (!dm->pwait2)
+		drain(dm->timerfd);
 	dm->sched.timer_wakeups++;
 	dm->timer_armed = false; /* fired: arm_sampling must set it again */
 	if (dm->ev.n_hooks)
@@ -504,6 +543,7 @@ static int setup_fds(struct daemon *dm)
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -errno;
 	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
+	dm->pwait2 = dm->epfd >= 0 && pwait2_works(dm->epfd) && !getenv("CGOOM_NO_PWAIT2");
 	dm->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	dm->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	dm->deadlinefd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -659,6 +699,8 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
 		goto out_free;
 	}
+	log_debug("sampling timer: %s", dm->pwait2 ? "epoll_pwait2's timeout"
+						  : "a timerfd (epoll_pwait2 missing, refused or off)");
 	events_open(dm);
 	r = domains_init(dm);
 	if (r < 0)
@@ -695,7 +737,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	}
 	while (!dm->quit && !(dm->once && !act_any_kill_active(dm))) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(dm->epfd, evs, 64, -1);
+		int n = wait_events(dm, evs, 64);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -706,6 +748,8 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		dm->sched.wakeups++;
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
+		if (dm->pwait2 && dm->timer_armed && now >= dm->timer_armed_us)
+			on_timer(dm, now);
 		prep_next(dm); /* the thread may have been freed by a wait */
 		domains_reap(dm);
 		if (!dm->once)

@@ -412,5 +412,35 @@ check "discovery: a write to memory.max makes it one within 1 s" "$r3" "$d/out"
 check "discovery: a removed cgroup's domain goes within 1 s" "$r4" "$d/out"
 check "discovery: memory.max back to max ends the domain within 1 s" "$r5" "$d/out"
 
+# 14. the sampling timer (epoll_pwait2's timeout, or the timerfd where
+# that call is missing or refused: CGOOM_NO_PWAIT2=1 takes that path):
+# nothing but time wakes the daemon to see MemAvailable fall in a
+# fixture's meminfo (a file's write sends no event), within the system's
+# pace (1 s at most).
+for mode in pwait2 timerfd; do
+	build "timer-$mode" '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "meminfo": {"MemAvailable": 3000000},
+  "cgroups": {"/a": {}},
+  "procs": [ {"pid": 4100001, "cgroup": "/a", "rss": 300} ]
+}' || exit 1
+	d="$T/timer-$mode"
+	env $([ $mode = timerfd ] && echo CGOOM_NO_PWAIT2=1) timeout 30 "$CGOOM" \
+		--cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+	dpid=$!
+	wait_log 'watching [0-9]* domain' 5
+	sleep 0.5
+	grep -q 'trigger memory' "$d/out"; r0=$?
+	sed 's/^MemAvailable:.*/MemAvailable:      100000 kB/' "$d/tree/proc/meminfo" > "$d/meminfo.low"
+	cat "$d/meminfo.low" > "$d/tree/proc/meminfo" # the same inode: the daemon's kept fd
+	wait_log '/: trigger memory: MemAvailable' 3; r1=$?
+	kill -TERM $dpid 2>/dev/null
+	wait $dpid 2>/dev/null
+	check "sampling timer ($mode): no trigger while MemAvailable is high" "$([ $r0 = 1 ]; echo $?)" "$d/out"
+	check "sampling timer ($mode): MemAvailable fallen is seen within 3 s, on time alone" "$r1" "$d/out"
+done
+
 echo "1..$N"
 [ $FAILED = 0 ]
