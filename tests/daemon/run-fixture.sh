@@ -388,7 +388,7 @@ dpid=$!
 # wait_log PATTERN SECONDS: whether PATTERN appears in the log in time
 wait_log() {
 	local i=0
-	until grep -q "$1" "$d/out"; do
+	until grep -q "$1" "$d/out" 2>/dev/null; do
 		i=$((i + 1)); [ $i -gt $(($2 * 20)) ] && return 1; sleep 0.05
 	done
 }
@@ -415,8 +415,8 @@ check "discovery: memory.max back to max ends the domain within 1 s" "$r5" "$d/o
 # 14. the sampling timer (epoll_pwait2's timeout, or the timerfd where
 # that call is missing or refused: CGOOM_NO_PWAIT2=1 takes that path):
 # nothing but time wakes the daemon to see MemAvailable fall in a
-# fixture's meminfo (a file's write sends no event), within the system's
-# pace (1 s at most).
+# fixture's meminfo (a file's write sends no event); the system's pace
+# here is about 0.5 s, the check allows 3 s.
 for mode in pwait2 timerfd; do
 	build "timer-$mode" '{
   "no_base_procs": true,
@@ -426,7 +426,7 @@ for mode in pwait2 timerfd; do
   "procs": [ {"pid": 4100001, "cgroup": "/a", "rss": 300} ]
 }' || exit 1
 	d="$T/timer-$mode"
-	env $([ $mode = timerfd ] && echo CGOOM_NO_PWAIT2=1) timeout 30 "$CGOOM" \
+	env CGOOM_DEBUG=1 $([ $mode = timerfd ] && echo CGOOM_NO_PWAIT2=1) timeout 30 "$CGOOM" \
 		--cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
 		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
 	dpid=$!
@@ -438,6 +438,14 @@ for mode in pwait2 timerfd; do
 	wait_log '/: trigger memory: MemAvailable' 3; r1=$?
 	kill -TERM $dpid 2>/dev/null
 	wait $dpid 2>/dev/null
+	want="epoll_pwait2's timeout"; [ $mode = timerfd ] && want="a timerfd"
+	if grep -q "sampling timer: $want" "$d/out"; then
+		ok "sampling timer ($mode): the daemon says it uses $want"
+	elif [ $mode = pwait2 ] && grep -q "sampling timer: a timerfd" "$d/out"; then
+		N=$((N + 1)); echo "ok $N - sampling timer (pwait2) # SKIP epoll_pwait2 missing or refused here (kernel $(uname -r))"
+	else
+		notok "sampling timer ($mode): the daemon says it uses $want" "$(grep 'sampling timer' "$d/out")"
+	fi
 	check "sampling timer ($mode): no trigger while MemAvailable is high" "$([ $r0 = 1 ]; echo $?)" "$d/out"
 	check "sampling timer ($mode): MemAvailable fallen is seen within 3 s, on time alone" "$r1" "$d/out"
 done
