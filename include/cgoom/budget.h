@@ -40,6 +40,10 @@ int cgoom_parse_vmstat_pgalloc(const char *buf, size_t len, uint64_t *ret);
  * followed by a whole line of another counter: otherwise -EAGAIN (read
  * the whole file). */
 int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret);
+/* Whether the whole of /proc/vmstat holds its pgalloc_ lines in one
+ * block (as every kernel prints them), so that the head parse, which
+ * counts the first block, counts them all: checked once, at start. */
+bool cgoom_vmstat_pgalloc_one_block(const char *buf, size_t len);
 
 /* The pages a memcg's memory.current can gain beyond the pages
  * allocated system-wide: (CGOOM_CHARGE_BATCH_PAGES + 1) per online CPU

@@ -236,6 +236,7 @@ struct sched {
 	struct heap time;  /* every domain, by the time of its next sample */
 	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
 	bool pgalloc_ok;
+	bool vmstat_head_ok;        /* its pgalloc_ lines in one block: the head will do */
 	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */
 	uint64_t last_tick_us;
 	struct cgoom_rate alloc_rate; /* system-wide allocation, bytes/s */

@@ -86,7 +86,7 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 		return;
 	size_t len;
 	struct cgoom_swap_area a[8];
-	int r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
 	close(fd);
 	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, 8);
 	if (n < 0) {

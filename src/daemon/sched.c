@@ -221,6 +221,11 @@ void sched_init(struct daemon *dm)
 		s->slack_pages = cgoom_alloc_slack_pages(n);
 	else
 		s->slack_pages = UINT64_MAX;
+	/* the tick reads /proc/vmstat's first page alone where the whole
+	 * file holds its pgalloc_ lines in one block (every kernel so far) */
+	int fd = dm->n_domains ? dm->domains[0]->sys.vmstat_fd : -1;
+	s->vmstat_head_ok = fd >= 0 && cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+			    cgoom_vmstat_pgalloc_one_block(dm->buf, len);
 	sched_tick(dm, cgfs_now_us());
 	if (s->pgalloc_ok && s->slack_pages != UINT64_MAX)
 		log_info("sampling: quiet domains on the allocation budget (/proc/vmstat pgalloc, "
@@ -255,7 +260,7 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	s->ticks++;
 	/* the head first: the pgalloc_ lines are in /proc/vmstat's first
 	 * page, and each page read makes the kernel compute every counter */
-	int r = cgfs_read_head(fd, dm->buf, sizeof(dm->buf), &len);
+	int r = s->vmstat_head_ok ? cgfs_read_head(fd, dm->buf, sizeof(dm->buf), &len) : -EAGAIN;
 	if (r == 0)
 		r = cgoom_parse_vmstat_pgalloc_head(dm->buf, len, &v);
 	if (r == -EAGAIN) {

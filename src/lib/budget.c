@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The allocation budget: see include/cgoom/budget.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cgoom/budget.h"
@@ -44,6 +45,40 @@ int cgoom_parse_vmstat_pgalloc(const char *buf, size_t len, uint64_t *ret)
 	return 0;
 }
 
+/* Whether a line's first token is a pgalloc_<zone> key (as the whole
+ * parse counts them). */
+static bool pgalloc_line(const char *line, size_t n)
+{
+	const char *lp = line, *key;
+	size_t kn;
+	return parse_next_token(&lp, line + n, &key, &kn) && kn > 8 && memcmp(key, "pgalloc_", 8) == 0;
+}
+
+/* Where the first block of pgalloc_ lines ends, within whole lines of
+ * buf: the start of the whole line after it, or NULL (none, or the block
+ * runs to the end). *ret_more: another pgalloc_ line after that. */
+static const char *pgalloc_block_end(const char *buf, const char *end, bool *ret_more)
+{
+	const char *pos = buf, *line, *block_end = NULL;
+	size_t n;
+	bool in_block = false;
+	*ret_more = false;
+	while (parse_next_line(&pos, end, &line, &n)) {
+		bool pg = pgalloc_line(line, n);
+		if (block_end) {
+			if (pg) {
+				*ret_more = true;
+				break;
+			}
+		} else if (pg) {
+			in_block = true;
+		} else if (in_block) {
+			block_end = line;
+		}
+	}
+	return block_end;
+}
+
 int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret)
 {
 	if (!buf && len)
@@ -52,21 +87,30 @@ int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret)
 	const char *end = buf ? parse_end(buf, len) : NULL;
 	while (end > buf && end[-1] != '\n')
 		end--;
-	const char *pos = buf, *line, *block_end = NULL;
-	size_t n;
-	bool in_block = false;
-	while (parse_next_line(&pos, end, &line, &n)) {
-		bool pg = n > 8 && memcmp(line, "pgalloc_", 8) == 0;
-		if (pg) {
-			in_block = true;
-		} else if (in_block) {
-			block_end = line; /* the block ends before a whole line */
-			break;
-		}
-	}
-	if (!block_end)
+	bool more;
+	const char *block_end = pgalloc_block_end(buf, end, &more);
+	if (!block_end || more)
 		return -EAGAIN;
 	return cgoom_parse_vmstat_pgalloc(buf, (size_t)(block_end - buf), ret);
+}
+
+bool cgoom_vmstat_pgalloc_one_block(const char *buf, size_t len)
+{
+	if (!buf)
+		return false;
+	bool more;
+	const char *end = parse_end(buf, len);
+	const char *block_end = pgalloc_block_end(buf, end, &more);
+	/* a block that runs to the end of the file is one block too */
+	if (!block_end) {
+		const char *pos = buf, *line;
+		size_t n;
+		while (parse_next_line(&pos, end, &line, &n))
+			if (pgalloc_line(line, n))
+				return true;
+		return false;
+	}
+	return !more;
 }
 
 uint64_t cgoom_alloc_slack_pages(unsigned n_cpus)

@@ -180,7 +180,7 @@ out_close:
 	return r;
 }
 
-int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
+static int reread(int fd, char *buf, size_t cap, size_t *ret_len, bool short_ends)
 {
 	size_t len = 0;
 
@@ -198,11 +198,12 @@ int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
 		/* a first read shorter than CGFS_SHORT_READ is the whole
 		 * file (cgfs_read_fd too): a kernel seq_file returns records until its page-sized
 		 * buffer would overflow or the file ends, and the records of
-		 * every file cgoom reads are lines far shorter than that (or
-		 * one record: single_open, sysfs); a regular file returns less
-		 * than asked only at its end. The read at EOF it saves is one
-		 * syscall of every sample. */
-		if (len == 0 && (size_t)n < CGFS_SHORT_READ && (size_t)n < cap - 1) {
+		 * every file cgoom reads this way are lines far shorter than
+		 * that (or one record: single_open, sysfs); a regular file
+		 * returns less than asked only at its end. The read at EOF it
+		 * saves is one syscall of every sample. (/proc/swaps, whose
+		 * lines hold a path of up to PATH_MAX, is read whole.) */
+		if (short_ends && len == 0 && (size_t)n < CGFS_SHORT_READ && (size_t)n < cap - 1) {
 			len = (size_t)n;
 			break;
 		}
@@ -211,6 +212,16 @@ int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
 	buf[len] = '\0';
 	*ret_len = len;
 	return 0;
+}
+
+int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len)
+{
+	return reread(fd, buf, cap, ret_len, true);
+}
+
+int cgfs_reread_whole(int fd, char *buf, size_t cap, size_t *ret_len)
+{
+	return reread(fd, buf, cap, ret_len, false);
 }
 
 int cgfs_read_head(int fd, char *buf, size_t cap, size_t *ret_len)

@@ -56,6 +56,10 @@ int cgfs_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max);
  * no allocation, for the daemon's sampling and kill paths. What does not
  * fit is cut off (*ret_len = cap - 1). -EBADF for fd < 0. */
 int cgfs_reread(int fd, char *buf, size_t cap, size_t *ret_len);
+/* The same, reading on to EOF whatever the first read returned: for
+ * files whose records can be longer than CGFS_SHORT_READ (/proc/swaps:
+ * a path of up to PATH_MAX a line). */
+int cgfs_reread_whole(int fd, char *buf, size_t cap, size_t *ret_len);
 /* One read of a kept fd from offset 0 into buf (cap bytes,
  * NUL-terminated): the head of the file (a kernel seq_file hands out a
  * page of records at a time). -EBADF for fd < 0. */

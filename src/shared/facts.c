@@ -60,10 +60,14 @@ static int read_system(const struct cgoom_roots *r, bool live, struct cgoom_memo
 	}
 	struct cgoom_swap_area a[8];
 	int n;
-	if (live && f->swap_total > 0 &&
-	    cgfs_read_small_at(r->proc_fd, "swaps", buf, sizeof(buf), &len) == 0 &&
-	    (n = cgoom_parse_swaps(buf, len, a, 8)) > 0)
-		zram_facts(f, a, n);
+	int sfd = live && f->swap_total > 0 ? openat(r->proc_fd, "swaps", CGFS_FILE_FLAGS) : -1;
+	if (sfd >= 0) {
+		/* whole: a line holds a path of up to PATH_MAX */
+		int rr = cgfs_reread_whole(sfd, buf, sizeof(buf), &len);
+		close(sfd);
+		if (rr == 0 && len < sizeof(buf) - 1 && (n = cgoom_parse_swaps(buf, len, a, 8)) > 0)
+			zram_facts(f, a, n);
+	}
 	return f->mem_ok || f->psi_ok ? 0 : -ENOENT;
 }
 

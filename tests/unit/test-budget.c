@@ -70,9 +70,29 @@ static void test_parse_pgalloc_head(void)
 	/* no pgalloc at all in the head, or nothing */
 	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head("pgfree 1\noom_kill 0\n", 20, &v), -EAGAIN);
 	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(NULL, 0, &v), -EAGAIN);
+	/* a pgalloc_ line after the block within the head: read it all */
+	const char *stray = "pgalloc_dma 1\npgfree 2\npgalloc_normal 3\nx 1\n";
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(stray, strlen(stray), &v), -EAGAIN);
+	/* the same token test as the whole parse: a leading blank is a pgalloc_ line */
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(" pgalloc_dma 5\npgfree 2\n", 24, &v), 0);
+	CHECK_EQ_U64(v, 5);
 	/* a malformed line in the block is refused as by the whole parse */
 	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head("pgalloc_normal 1 2\npgfree 3\n", 28, &v),
 		     -EBADMSG);
+}
+
+/* The layout check at start: the head parse counts the first block of
+ * pgalloc_ lines, so it is used only where the whole file has one. */
+static void test_pgalloc_one_block(void)
+{
+	const char *v61 = "nr_free_pages 12345\npgalloc_dma 3\npgalloc_normal 250000\n"
+			  "allocstall_normal 99\npgfree 123456789\n";
+	CHECK(cgoom_vmstat_pgalloc_one_block(v61, strlen(v61)));
+	CHECK(cgoom_vmstat_pgalloc_one_block("a 1\npgalloc_dma 3\n", 18));   /* at the end */
+	CHECK(!cgoom_vmstat_pgalloc_one_block("a 1\nb 2\n", 8));               /* none */
+	const char *two = "pgalloc_dma 1\npgfree 2\npgalloc_normal 3\n";
+	CHECK(!cgoom_vmstat_pgalloc_one_block(two, strlen(two)));
+	CHECK(!cgoom_vmstat_pgalloc_one_block(NULL, 0));
 }
 
 static void test_slack(void)
@@ -133,6 +153,6 @@ static void test_room(void)
 
 int main(void)
 {
-	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_parse_pgalloc_head), TAP(test_slack),
+	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_parse_pgalloc_head), TAP(test_pgalloc_one_block), TAP(test_slack),
 					    TAP(test_watch_line), TAP(test_room), { 0 } });
 }
