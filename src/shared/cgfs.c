@@ -117,6 +117,18 @@ int cgfs_read_at(struct rbuf *b, int dirfd, const char *relpath, size_t max)
 	return cgfs_read_fd(b, fd, max);
 }
 
+/* A first read shorter than CGFS_SHORT_READ is the whole file: a kernel
+ * seq_file returns records until its page-sized buffer would overflow or
+ * the file ends, and the records of every file cgoom reads this way are
+ * lines far shorter than that (or one record: single_open, sysfs); a
+ * regular file returns less than asked only at its end. The read at EOF
+ * it saves is one syscall of every sample. (/proc/swaps, whose lines
+ * hold a path of up to PATH_MAX, is read whole: cgfs_reread_whole.) */
+static bool first_read_is_whole(size_t len_before, size_t n, size_t asked)
+{
+	return len_before == 0 && n < CGFS_SHORT_READ && n < asked;
+}
+
 int cgfs_read_fd(struct rbuf *b, int fd, size_t max)
 {
 	struct stat st;
@@ -166,9 +178,7 @@ int cgfs_read_fd(struct rbuf *b, int fd, size_t max)
 		if (n == 0)
 			break;
 		b->len += (size_t)n;
-		/* a short first read of a small file is all of it (as in
-		 * cgfs_reread) */
-		if (b->len == (size_t)n && (size_t)n < CGFS_SHORT_READ && (size_t)n < want) {
+		if (first_read_is_whole(b->len - (size_t)n, (size_t)n, want)) {
 			if (b->len > max)
 				r = -EFBIG;
 			break;
@@ -195,15 +205,7 @@ static int reread(int fd, char *buf, size_t cap, size_t *ret_len, bool short_end
 			return -errno;
 		if (n == 0)
 			break;
-		/* a first read shorter than CGFS_SHORT_READ is the whole
-		 * file (cgfs_read_fd too): a kernel seq_file returns records until its page-sized
-		 * buffer would overflow or the file ends, and the records of
-		 * every file cgoom reads this way are lines far shorter than
-		 * that (or one record: single_open, sysfs); a regular file
-		 * returns less than asked only at its end. The read at EOF it
-		 * saves is one syscall of every sample. (/proc/swaps, whose
-		 * lines hold a path of up to PATH_MAX, is read whole.) */
-		if (short_ends && len == 0 && (size_t)n < CGFS_SHORT_READ && (size_t)n < cap - 1) {
+		if (short_ends && first_read_is_whole(len, (size_t)n, cap - 1 - len)) {
 			len = (size_t)n;
 			break;
 		}
