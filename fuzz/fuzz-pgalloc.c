@@ -35,6 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * parse (when it answers) says the same sum: never an under-count */
 	if (rh == 0 && cgoom_vmstat_pgalloc_one_block((const char *)data, size) && h != v)
 		abort();
+	/* the head size the tick learns: within the input, and the head
+	 * parse of that much answers as the head parse of it all */
+	size_t hl = cgoom_vmstat_pgalloc_head_len((const char *)data, size);
+	if (hl > size)
+		abort();
+	if (hl) {
+		uint64_t h2 = 0;
+		if (cgoom_parse_vmstat_pgalloc_head((const char *)data, hl, &h2) != rh ||
+		    (rh == 0 && h2 != h))
+			abort();
+	}
 	/* deterministic */
 	uint64_t w = 0;
 	if (cgoom_parse_vmstat_pgalloc((const char *)data, size, &w) != 0 || w != v)

@@ -44,6 +44,13 @@ int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret);
  * block (as every kernel prints them), so that the head parse, which
  * counts the first block, counts them all: checked once, at start. */
 bool cgoom_vmstat_pgalloc_one_block(const char *buf, size_t len);
+/* How much of a whole /proc/vmstat the head parse needs: the bytes up
+ * to the end of the whole line after its pgalloc_ block. 0 when that
+ * is not known (no such block, another after it, or no whole line
+ * after it). The kernel formats only as many lines as a read asks for,
+ * so the tick asks for this much (and a little more, for counters
+ * before the block that gain digits) rather than a page. */
+size_t cgoom_vmstat_pgalloc_head_len(const char *buf, size_t len);
 
 /* The pages a memcg's memory.current can gain beyond the pages
  * allocated system-wide: (CGOOM_CHARGE_BATCH_PAGES + 1) per online CPU

@@ -214,6 +214,11 @@ void discover_free(struct daemon *dm);
  * wake-up, which comes at least this often while anything is budgeted
  * (doc/scale.md "Sampling"). */
 #define SCHED_EARLY_MAX_US 100000ULL
+/* What the tick asks of /proc/vmstat beyond the head the last whole
+ * read showed: room for the counters before the pgalloc_ block to gain
+ * digits (about 70 lines on 6.1) before a tick falls short and reads
+ * the whole file once to learn the head again. */
+#define SCHED_VMSTAT_SLACK 256
 
 struct heap_item {
 	uint64_t key;
@@ -237,6 +242,8 @@ struct sched {
 	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
 	bool pgalloc_ok;
 	bool vmstat_head_ok;        /* its pgalloc_ lines in one block: the head will do */
+	size_t vmstat_ask;          /* bytes of it the tick asks for (0: a whole buffer) */
+	uint64_t vmstat_short;      /* ticks whose head fell short: read whole */
 	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */
 	uint64_t last_tick_us;
 	struct cgoom_rate alloc_rate; /* system-wide allocation, bytes/s */

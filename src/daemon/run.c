@@ -441,16 +441,18 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		struct sched *sc = &dm->sched;
 		uint64_t cpu = cgfs_thread_cpu_us();
 		log_debug("sampling: %llu samples (%llu of the system), %llu budget checks without "
-			  "one, %llu ticks (pgalloc %llu, %llu B/s); %llu wake-ups (%llu by the "
+			  "one, %llu ticks (pgalloc %llu, %llu B/s; /proc/vmstat head %zu B, %llu whole); %llu wake-ups (%llu by the "
 			  "timer); CPU: loop %llu ms, %llu preparations %llu ms; heap in use %llu KiB",
 			  (unsigned long long)sc->samples, (unsigned long long)sc->sys_samples,
 			  (unsigned long long)sc->probes, (unsigned long long)sc->ticks,
 			  (unsigned long long)sc->pgalloc, (unsigned long long)sc->alloc_rate.bytes_per_s,
+			  sc->vmstat_ask, (unsigned long long)sc->vmstat_short,
 			  (unsigned long long)sc->wakeups, (unsigned long long)sc->timer_wakeups,
 			  (unsigned long long)((cpu > sc->loop_cpu_us ? cpu - sc->loop_cpu_us : 0) / 1000),
 			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000),
 			  (unsigned long long)(heap_in_use() / 1024));
 		sc->samples = sc->probes = sc->ticks = sc->sys_samples = 0;
+		sc->vmstat_short = 0;
 		sc->wakeups = sc->timer_wakeups = 0;
 		sc->preps = sc->prep_cpu_us = 0;
 		sc->loop_cpu_us = cpu;

@@ -203,6 +203,16 @@ bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us)
 
 /* ---- the daemon's use of it ---- */
 
+/* Whether the tick may read /proc/vmstat's head, and how much of it it
+ * asks for, from a whole read: the head parse's need and
+ * SCHED_VMSTAT_SLACK (0: a whole buffer). */
+static void vmstat_learn_head(struct sched *s, const char *buf, size_t len)
+{
+	s->vmstat_head_ok = cgoom_vmstat_pgalloc_one_block(buf, len);
+	size_t need = s->vmstat_head_ok ? cgoom_vmstat_pgalloc_head_len(buf, len) : 0;
+	s->vmstat_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
+}
+
 void sched_init(struct daemon *dm)
 {
 	struct sched *s = &dm->sched;
@@ -224,8 +234,9 @@ void sched_init(struct daemon *dm)
 	/* the tick reads /proc/vmstat's first page alone where the whole
 	 * file holds its pgalloc_ lines in one block (every kernel so far) */
 	int fd = dm->n_domains ? dm->domains[0]->sys.vmstat_fd : -1;
-	s->vmstat_head_ok = fd >= 0 && cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
-			    cgoom_vmstat_pgalloc_one_block(dm->buf, len);
+	s->vmstat_head_ok = false;
+	if (fd >= 0 && cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) == 0)
+		vmstat_learn_head(s, dm->buf, len);
 	sched_tick(dm, cgfs_now_us());
 	if (s->pgalloc_ok && s->slack_pages != UINT64_MAX)
 		log_info("sampling: quiet domains on the allocation budget (/proc/vmstat pgalloc, "
@@ -259,14 +270,25 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	s->last_tick_us = now;
 	s->ticks++;
 	/* the head first: the pgalloc_ lines are in /proc/vmstat's first
-	 * page, and each page read makes the kernel compute every counter */
-	int r = s->vmstat_head_ok ? cgfs_read_head(fd, dm->buf, sizeof(dm->buf), &len) : -EAGAIN;
+	 * page, each read makes the kernel compute every counter, and it
+	 * formats only the lines a read asks for: as far as the line after
+	 * the pgalloc_ block and a little more, not a page */
+	size_t ask = s->vmstat_ask && s->vmstat_ask < sizeof(dm->buf) ? s->vmstat_ask + 1
+								       : sizeof(dm->buf);
+	int r = s->vmstat_head_ok ? cgfs_read_head(fd, dm->buf, ask, &len) : -EAGAIN;
 	if (r == 0)
 		r = cgoom_parse_vmstat_pgalloc_head(dm->buf, len, &v);
 	if (r == -EAGAIN) {
 		r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 		if (r == 0)
 			r = cgoom_parse_vmstat_pgalloc(dm->buf, len, &v);
+		if (r == 0 && s->vmstat_head_ok) {
+			/* the lines before the block outgrew the slack (or
+			 * the layout changed): learn the head from this whole
+			 * file */
+			s->vmstat_short++;
+			vmstat_learn_head(s, dm->buf, len);
+		}
 	}
 	if (r < 0) {
 		if (s->pgalloc_ok)

@@ -113,6 +113,20 @@ bool cgoom_vmstat_pgalloc_one_block(const char *buf, size_t len)
 	return !more;
 }
 
+size_t cgoom_vmstat_pgalloc_head_len(const char *buf, size_t len)
+{
+	if (!buf)
+		return 0;
+	bool more;
+	const char *end = parse_end(buf, len);
+	const char *block_end = pgalloc_block_end(buf, end, &more);
+	if (!block_end || more)
+		return 0;
+	/* the head parse needs the line after the block whole */
+	const char *nl = memchr(block_end, '\n', (size_t)(end - block_end));
+	return nl ? (size_t)(nl + 1 - buf) : 0;
+}
+
 uint64_t cgoom_alloc_slack_pages(unsigned n_cpus)
 {
 	if (n_cpus == 0)

@@ -450,5 +450,54 @@ for mode in pwait2 timerfd; do
 	check "sampling timer ($mode): MemAvailable fallen is seen within 3 s, on time alone" "$r1" "$d/out"
 done
 
+# 15. the tick asks /proc/vmstat for its head only (the kernel formats
+# only the lines a read asks for): the bytes up to the line after the
+# pgalloc_ block and 256 more, not a 64 KiB buffer; when the counters
+# before the block outgrow that, one whole read and the new head size.
+# Seen by strace (each pread64's size on the vmstat fd).
+vmstat_file() { # vmstat_file DIGITS: 70 counters of DIGITS digits, the block, 150 after
+	local i v; v=$(printf '%0*d' "$1" 7)
+	for i in $(seq 70); do echo "nr_before_$i $v"; done
+	printf 'pgalloc_dma32 1000\npgalloc_normal 50000\nallocstall_normal 3\n'
+	for i in $(seq 150); do echo "after_$i 12345678"; done
+}
+head_of() { awk '{n += length($0) + 1} /^pgalloc_/ {p = 1; next} p {print n; exit}' "$1"; }
+if ! command -v strace > /dev/null || ! strace -o /dev/null true 2> /dev/null; then
+	N=$((N + 1)); echo "ok $N - vmstat head read # SKIP strace missing or unable to trace here"
+	N=$((N + 1)); echo "ok $N - vmstat head relearned # SKIP strace missing or unable to trace here"
+else
+	build vmstat-head '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "100M"}, "/work/x": {}},
+  "procs": [ {"pid": 4100091, "cgroup": "/work/x", "rss": 50} ]
+}' || exit 1
+	d="$T/vmstat-head"
+	vmstat_file 3 > "$d/tree/proc/vmstat"
+	h1=$(head_of "$d/tree/proc/vmstat")
+	strace -f -y -e trace=pread64 -o "$d/strace" timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" \
+		--proc-root "$d/tree/proc" --config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+	dpid=$!
+	wait_log 'quiet domains on the allocation budget' 5
+	sleep 1.5
+	vmstat_file 10 > "$d/vmstat.long"
+	cat "$d/vmstat.long" > "$d/tree/proc/vmstat" # the same inode: the daemon's kept fd
+	h2=$(head_of "$d/tree/proc/vmstat")
+	sleep 1.5
+	pkill -TERM -x cgoom -P "$(pgrep -P $dpid -x timeout)" 2>/dev/null # the daemon, not strace
+	wait $dpid 2>/dev/null
+	# pread64(FD</.../proc/vmstat>, "..."..., SIZE, 0): the sizes asked for, in order
+	grep 'proc/vmstat>' "$d/strace" | sed -n 's/.*, \([0-9][0-9]*\), 0) = .*/\1/p' > "$d/sizes"
+	n1=$(grep -cx "$((h1 + 256))" "$d/sizes"); n2=$(grep -cx "$((h2 + 256))" "$d/sizes")
+	# after the first ask of the new size: none of the old; before it, a whole read
+	first2=$(grep -nx "$((h2 + 256))" "$d/sizes" | head -n 1 | cut -d: -f1)
+	old_after=$(tail -n +"${first2:-1}" "$d/sizes" | grep -cx "$((h1 + 256))")
+	before=$([ -n "$first2" ] && sed -n "$((first2 - 1))p" "$d/sizes")
+	check "vmstat head read: the tick asks for $((h1 + 256)) bytes ($n1 ticks), not the buffer" \
+		"$([ "$n1" -ge 5 ]; echo $?)" "$d/sizes"
+	check "vmstat head relearned: longer counters, a whole read, then $((h2 + 256)) bytes ($n2 ticks), never $((h1 + 256)) again" \
+		"$([ "$n2" -ge 5 ] && [ "$old_after" = 0 ] && [ "${before:-0}" -gt 60000 ]; echo $?)" "$d/sizes"
+fi
+
 echo "1..$N"
 [ $FAILED = 0 ]

@@ -83,6 +83,29 @@ static void test_parse_pgalloc_head(void)
 
 /* The layout check at start: the head parse counts the first block of
  * pgalloc_ lines, so it is used only where the whole file has one. */
+static void test_pgalloc_head_len(void)
+{
+	const char *v61 = "nr_free_pages 12345\npgpgin 10\npgalloc_dma 3\npgalloc_dma32 1000\n"
+			  "pgalloc_normal 250000\npgalloc_movable 7\npgalloc_device 0\n"
+			  "allocstall_normal 99\npgfree 123456789\noom_kill 3\n";
+	size_t n = cgoom_vmstat_pgalloc_head_len(v61, strlen(v61));
+	/* through the line after the block: the head parse answers there,
+	 * with the whole sum, and not one byte sooner */
+	CHECK_EQ_U64(n, (size_t)(strstr(v61, "allocstall_normal 99\n") - v61) + 21);
+	uint64_t v = 0, whole = 0;
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc(v61, strlen(v61), &whole), 0);
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(v61, n, &v), 0);
+	CHECK_EQ_U64(v, whole);
+	CHECK_EQ_INT(cgoom_parse_vmstat_pgalloc_head(v61, n - 1, &v), -EAGAIN);
+	/* unknown: no block, a block at the end, no whole line after it,
+	 * a second block, nothing */
+	CHECK_EQ_U64(cgoom_vmstat_pgalloc_head_len("pgfree 1\noom_kill 0\n", 20), 0);
+	CHECK_EQ_U64(cgoom_vmstat_pgalloc_head_len("pgfree 1\npgalloc_dma 2\n", 24), 0);
+	CHECK_EQ_U64(cgoom_vmstat_pgalloc_head_len("pgalloc_dma 2\npgfree 1", 23), 0);
+	CHECK_EQ_U64(cgoom_vmstat_pgalloc_head_len("pgalloc_dma 1\npgfree 2\npgalloc_normal 3\nx 1\n", 44), 0);
+	CHECK_EQ_U64(cgoom_vmstat_pgalloc_head_len(NULL, 0), 0);
+}
+
 static void test_pgalloc_one_block(void)
 {
 	const char *v61 = "nr_free_pages 12345\npgalloc_dma 3\npgalloc_normal 250000\n"
@@ -153,6 +176,6 @@ static void test_room(void)
 
 int main(void)
 {
-	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_parse_pgalloc_head), TAP(test_pgalloc_one_block), TAP(test_slack),
+	return tap_run((struct tap_test[]){ TAP(test_parse_pgalloc), TAP(test_parse_pgalloc_head), TAP(test_pgalloc_head_len), TAP(test_pgalloc_one_block), TAP(test_slack),
 					    TAP(test_watch_line), TAP(test_room), { 0 } });
 }
