@@ -208,8 +208,10 @@ bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us)
  * SCHED_VMSTAT_SLACK (0: a whole buffer). */
 static void vmstat_learn_head(struct sched *s, const char *buf, size_t len)
 {
-	s->vmstat_head_ok = cgoom_vmstat_pgalloc_one_block(buf, len);
-	size_t need = s->vmstat_head_ok ? cgoom_vmstat_pgalloc_head_len(buf, len) : 0;
+	size_t need = cgoom_vmstat_pgalloc_one_block(buf, len) ? cgoom_vmstat_pgalloc_head_len(buf, len)
+							       : 0;
+	/* no head to learn (a block last in the file): whole reads only */
+	s->vmstat_head_ok = need != 0;
 	s->vmstat_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
 }
 
@@ -231,8 +233,8 @@ void sched_init(struct daemon *dm)
 		s->slack_pages = cgoom_alloc_slack_pages(n);
 	else
 		s->slack_pages = UINT64_MAX;
-	/* the tick reads /proc/vmstat's first page alone where the whole
-	 * file holds its pgalloc_ lines in one block (every kernel so far) */
+	/* the tick reads /proc/vmstat's head alone where the whole file
+	 * holds its pgalloc_ lines in one block (every kernel so far) */
 	int fd = dm->n_domains ? dm->domains[0]->sys.vmstat_fd : -1;
 	s->vmstat_head_ok = false;
 	if (fd >= 0 && cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) == 0)
@@ -271,8 +273,9 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	s->ticks++;
 	/* the head first: the pgalloc_ lines are in /proc/vmstat's first
 	 * page, each read makes the kernel compute every counter, and it
-	 * formats only the lines a read asks for: as far as the line after
-	 * the pgalloc_ block and a little more, not a page */
+	 * formats lines only until it holds what the read asked for (one
+	 * line past it at most): as far as the line after the pgalloc_
+	 * block and a little more, not a page */
 	size_t ask = s->vmstat_ask && s->vmstat_ask < sizeof(dm->buf) ? s->vmstat_ask + 1
 								       : sizeof(dm->buf);
 	int r = s->vmstat_head_ok ? cgfs_read_head(fd, dm->buf, ask, &len) : -EAGAIN;

@@ -481,7 +481,9 @@ else
 	wait_log 'quiet domains on the allocation budget' 5
 	sleep 1.5
 	vmstat_file 10 > "$d/vmstat.long"
-	cat "$d/vmstat.long" > "$d/tree/proc/vmstat" # the same inode: the daemon's kept fd
+	# the same inode (the daemon's kept fd), never empty (a tick reading
+	# a truncated file would stop the budget): written over, it is longer
+	cat "$d/vmstat.long" 1<> "$d/tree/proc/vmstat"
 	h2=$(head_of "$d/tree/proc/vmstat")
 	sleep 1.5
 	pkill -TERM -x cgoom -P "$(pgrep -P $dpid -x timeout)" 2>/dev/null # the daemon, not strace
