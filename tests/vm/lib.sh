@@ -653,7 +653,14 @@ rec_start() {
 	recorder run "$SERIES" "$@" > "$VM_TMP/recorder.err" 2>&1 &
 	REC=$!
 	i=0
-	until [ -s "$SERIES" ]; do i=$((i + 1)); [ $i -gt 50 ] && return 1; sleep 0.1; done
+	# its first block: 30 s at most (5 s was too short once in bench/swap,
+	# right after a scenario's drop_caches and zram reset under TCG)
+	until [ -s "$SERIES" ]; do
+		i=$((i + 1))
+		[ $i -gt 300 ] && return 1
+		kill -0 "$REC" 2> /dev/null || return 1
+		sleep 0.1
+	done
 }
 rec_mark() { [ -n "$REC" ] && recorder mark "$SERIES" "$@"; return 0; }
 rec_stop() {
