@@ -47,8 +47,8 @@ bool cgoom_vmstat_pgalloc_one_block(const char *buf, size_t len);
 /* How much of a whole /proc/vmstat the head parse needs: the bytes up
  * to the end of the whole line after its pgalloc_ block. 0 when that
  * is not known (no such block, another after it, or no whole line
- * after it). The kernel formats only as many lines as a read asks for,
- * so the tick asks for this much (and a little more, for counters
+ * after it). The kernel formats lines only until it holds the bytes a
+ * read asked for, so the tick asks for this much (and a little more, for counters
  * before the block that gain digits) rather than a page. */
 size_t cgoom_vmstat_pgalloc_head_len(const char *buf, size_t len);
 

@@ -241,8 +241,7 @@ struct sched {
 	struct heap time;  /* every domain, by the time of its next sample */
 	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
 	bool pgalloc_ok;
-	bool vmstat_head_ok;        /* its pgalloc_ lines in one block: the head will do */
-	size_t vmstat_ask;          /* bytes of it the tick asks for (0: a whole buffer) */
+	size_t vmstat_ask;          /* bytes of /proc/vmstat the tick asks for (0: all) */
 	uint64_t vmstat_short;      /* ticks whose head fell short: read whole */
 	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */
 	uint64_t last_tick_us;

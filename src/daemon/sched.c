@@ -203,15 +203,13 @@ bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us)
 
 /* ---- the daemon's use of it ---- */
 
-/* Whether the tick may read /proc/vmstat's head, and how much of it it
- * asks for, from a whole read: the head parse's need and
- * SCHED_VMSTAT_SLACK (0: a whole buffer). */
+/* How much of /proc/vmstat the tick asks for, from a whole read: the
+ * head parse's need (known only where the pgalloc_ lines are one block
+ * with a whole line after it) and SCHED_VMSTAT_SLACK; 0: no head, the
+ * tick reads the whole file. */
 static void vmstat_learn_head(struct sched *s, const char *buf, size_t len)
 {
-	size_t need = cgoom_vmstat_pgalloc_one_block(buf, len) ? cgoom_vmstat_pgalloc_head_len(buf, len)
-							       : 0;
-	/* no head to learn (a block last in the file): whole reads only */
-	s->vmstat_head_ok = need != 0;
+	size_t need = cgoom_vmstat_pgalloc_head_len(buf, len);
 	s->vmstat_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
 }
 
@@ -236,7 +234,7 @@ void sched_init(struct daemon *dm)
 	/* the tick reads /proc/vmstat's head alone where the whole file
 	 * holds its pgalloc_ lines in one block (every kernel so far) */
 	int fd = dm->n_domains ? dm->domains[0]->sys.vmstat_fd : -1;
-	s->vmstat_head_ok = false;
+	s->vmstat_ask = 0;
 	if (fd >= 0 && cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len) == 0)
 		vmstat_learn_head(s, dm->buf, len);
 	sched_tick(dm, cgfs_now_us());
@@ -276,16 +274,15 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	 * formats lines only until it holds what the read asked for (one
 	 * line past it at most): as far as the line after the pgalloc_
 	 * block and a little more, not a page */
-	size_t ask = s->vmstat_ask && s->vmstat_ask < sizeof(dm->buf) ? s->vmstat_ask + 1
-								       : sizeof(dm->buf);
-	int r = s->vmstat_head_ok ? cgfs_read_head(fd, dm->buf, ask, &len) : -EAGAIN;
+	size_t ask = s->vmstat_ask < sizeof(dm->buf) ? s->vmstat_ask + 1 : sizeof(dm->buf);
+	int r = s->vmstat_ask ? cgfs_read_head(fd, dm->buf, ask, &len) : -EAGAIN;
 	if (r == 0)
 		r = cgoom_parse_vmstat_pgalloc_head(dm->buf, len, &v);
 	if (r == -EAGAIN) {
 		r = cgfs_reread(fd, dm->buf, sizeof(dm->buf), &len);
 		if (r == 0)
 			r = cgoom_parse_vmstat_pgalloc(dm->buf, len, &v);
-		if (r == 0 && s->vmstat_head_ok) {
+		if (r == 0 && s->vmstat_ask) {
 			/* the lines before the block outgrew the slack (or
 			 * the layout changed): learn the head from this whole
 			 * file */
