@@ -219,6 +219,10 @@ void discover_free(struct daemon *dm);
  * digits (about 70 lines on 6.1) before a tick falls short and reads
  * the whole file once to learn the head again. */
 #define SCHED_VMSTAT_SLACK 256
+/* After /proc/vmstat's pgalloc_ lines were read and then could not be
+ * (a failed read, a file without them), the tick tries again this often;
+ * meanwhile every domain is at the detectors' pace. */
+#define SCHED_RETRY_US 1000000ULL
 
 struct heap_item {
 	uint64_t key;
@@ -241,6 +245,7 @@ struct sched {
 	struct heap time;  /* every domain, by the time of its next sample */
 	struct heap alloc; /* budgeted domains, by the pgalloc count that makes them due */
 	bool pgalloc_ok;
+	bool pgalloc_lost;          /* read once, then not: the tick retries every SCHED_RETRY_US */
 	size_t vmstat_ask;          /* bytes of /proc/vmstat the tick asks for (0: all) */
 	uint64_t vmstat_short;      /* ticks whose head fell short: read whole */
 	uint64_t pgalloc;           /* /proc/vmstat pgalloc_* at the last tick (pages) */

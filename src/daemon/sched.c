@@ -291,11 +291,27 @@ void sched_tick(struct daemon *dm, uint64_t now)
 		}
 	}
 	if (r < 0) {
-		if (s->pgalloc_ok)
-			log_warning("/proc/vmstat: pgalloc unreadable; every domain at the detectors' "
-				    "pace from now on");
+		if (s->pgalloc_ok) {
+			log_warning("/proc/vmstat: pgalloc unreadable (%s); every domain at the "
+				    "detectors' pace until it reads again",
+				    r == -ENOENT    ? "no pgalloc_ lines"
+				    : r == -EBADMSG ? "a malformed pgalloc_ line"
+						    : strerror(-r));
+			/* a budgeted domain's time is its backstop (up to
+			 * SCHED_BACKSTOP_US): sampled now, and paced by the
+			 * detectors from that sample on */
+			for (size_t i = 1; i < dm->n_domains; i++)
+				if (dm->domains[i]->budgeted)
+					sched_time(dm, dm->domains[i], now);
+			s->pgalloc_lost = true;
+		}
 		s->pgalloc_ok = false;
 		return;
+	}
+	if (s->pgalloc_lost) {
+		log_info("/proc/vmstat: pgalloc readable again; quiet domains back on the "
+			 "allocation budget from their next sample");
+		s->pgalloc_lost = false;
 	}
 	if (s->pgalloc_ok && v < s->pgalloc) {
 		/* cannot happen on one kernel: start over, nothing is trusted */
@@ -318,7 +334,9 @@ uint64_t sched_next_tick_us(const struct daemon *dm)
 	const struct sched *s = &dm->sched;
 	uint64_t key;
 	struct domain *d;
-	if (!s->pgalloc_ok || !heap_top(&s->alloc, &key, &d))
+	if (!s->pgalloc_ok)
+		return s->pgalloc_lost ? s->last_tick_us + SCHED_RETRY_US : UINT64_MAX;
+	if (!heap_top(&s->alloc, &key, &d))
 		return UINT64_MAX;
 	if (s->behind)
 		return s->last_tick_us + SCHED_TICK_FLOOR_US; /* budget checks left over */

@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "daemon-internal.h"
 #include "tap.h"
@@ -303,10 +305,89 @@ static void test_due_budget_early(void)
 	free(dm);
 }
 
+static void put_file(int fd, const char *text)
+{
+	CHECK(ftruncate(fd, 0) == 0);
+	CHECK(pwrite(fd, text, strlen(text), 0) == (ssize_t)strlen(text));
+}
+
+/* /proc/vmstat's pgalloc_ lines read, then not: the budgeted domains
+ * (whose time is their backstop, a minute away) are sampled at once
+ * and paced by the detectors, the tick tries again every second, and
+ * once it reads the budget is back. Before, they waited for their
+ * backstop and the tick never came again. */
+static void test_tick_lost_and_back(void)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	struct domain *sys = dom(), *a = dom(), *b = dom();
+	sys->system = true;
+	struct domain *all[] = { sys, a, b };
+	dm->domains = all;
+	dm->n_domains = 3;
+	int fd = memfd_create("vmstat", MFD_CLOEXEC);
+	CHECK(fd >= 0);
+	sys->sys.vmstat_fd = fd;
+	put_file(fd, "nr_free_pages 100\npgalloc_dma 1\npgalloc_normal 999\npgfree 5\n");
+	dm->sched.time.which = 0;
+	dm->sched.alloc.which = 1;
+	dm->sched.page_size = 4096;
+	uint64_t now = 100000000;
+	sched_tick(dm, now);
+	CHECK(dm->sched.pgalloc_ok);
+	CHECK_EQ_U64(dm->sched.pgalloc, 1000);
+	uint64_t backstop = now + SCHED_BACKSTOP_US;
+	for (int k = 1; k < 3; k++) {
+		all[k]->budgeted = true;
+		all[k]->next_due_us = backstop;
+		all[k]->alloc_due = 5000;
+		CHECK(heap_set(&dm->sched.time, all[k], backstop) == 0);
+		CHECK(heap_set(&dm->sched.alloc, all[k], 5000) == 0);
+	}
+	CHECK(sched_next_tick_us(dm) != UINT64_MAX);
+	/* the lines are gone */
+	put_file(fd, "nr_free_pages 100\npgfree 5\n");
+	now += 100000;
+	sched_tick(dm, now);
+	CHECK(!dm->sched.pgalloc_ok);
+	CHECK(!a->budgeted && !b->budgeted);
+	CHECK_EQ_U64(dm->sched.alloc.n, 0);
+	struct domain **due;
+	CHECK_EQ_U64(sched_due(dm, now, &due), 2);
+	CHECK_EQ_U64(sched_next_tick_us(dm), now + SCHED_RETRY_US);
+	CHECK(!sched_tick_due(dm, now + SCHED_RETRY_US / 2));
+	CHECK(sched_tick_due(dm, now + SCHED_RETRY_US));
+	/* still gone: still every second */
+	now += SCHED_RETRY_US;
+	sched_tick(dm, now);
+	CHECK(!dm->sched.pgalloc_ok);
+	CHECK_EQ_U64(sched_next_tick_us(dm), now + SCHED_RETRY_US);
+	/* back: the budget again, for the domains' next samples */
+	put_file(fd, "nr_free_pages 100\npgalloc_dma 1\npgalloc_normal 1999\npgfree 5\n");
+	now += SCHED_RETRY_US;
+	sched_tick(dm, now);
+	CHECK(dm->sched.pgalloc_ok && !dm->sched.pgalloc_lost);
+	CHECK_EQ_U64(dm->sched.pgalloc, 2000);
+	struct sched_plan plan;
+	struct sched_in in = { .t0 = now, .next_us = 100000, .budget_ok = dm->sched.pgalloc_ok,
+			       .current = 10 * MiB, .watch_line = 100 * MiB, .pgalloc = 2000,
+			       .slack_pages = 130, .page_size = 4096,
+			       .backstop_us = SCHED_BACKSTOP_US };
+	sched_plan_of(&in, &plan);
+	CHECK(plan.budgeted);
+	/* with no budgeted domain the tick waits for one */
+	CHECK_EQ_U64(sched_next_tick_us(dm), UINT64_MAX);
+	sched_free(dm);
+	close(fd);
+	free(sys);
+	free(a);
+	free(b);
+	free(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
 					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace),
 					    TAP(test_early_window), TAP(test_due_takes_early),
-					    TAP(test_due_budget_early), { 0 } });
+					    TAP(test_due_budget_early), TAP(test_tick_lost_and_back), { 0 } });
 }
