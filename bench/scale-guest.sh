@@ -5,7 +5,7 @@
 # reference monitor), and runs it with tests/vm/run --script.
 #
 # Result lines (to $RES, the second serial port):
-#   SCALE-IDLE  tool=T n=N limits=yes|no secs=S cpu_ms=C rss_kb=R fds=F domains=D ready_ms=M alloc_mib=A
+#   SCALE-IDLE  tool=T n=N limits=yes|no fleet_mib=M secs=S cpu_ms=C rss_kb=R fds=F domains=D ready_ms=M alloc_mib=A
 #               (A: MiB of pages allocated system-wide during the S s)
 #   BENCH-REP   tool=cgoom scen=b2nN ...   (guest.sh's run_rep: one squeeze
 #               of b2's domain beside N quiet domains)
@@ -14,7 +14,8 @@
 #               vmstat_oom_kills=K rate=R churn_failed=F behind_ms=B
 #   SCALE-INFO  key=value...
 # A "domain" is a memcg with a finite memory.max; the quiet ones are
-# /fleet/cI, memory.max (64 + I mod 64) MiB, one in ten holding a
+# /fleet/cI, memory.max (FLEET_MIB + I mod 64) MiB (FLEET_MIB 64 unless
+# bench/scale --fleet-mib says), one in ten holding a
 # sleeping process (issue 21's set-up). cgoom runs as its unit would:
 # RLIMIT_NOFILE 524288.
 
@@ -30,7 +31,7 @@ fleet_make() { # N LIMITS(yes|no)
 	i=0
 	while [ $i -lt "$1" ]; do
 		mkdir $CG/fleet/c$i
-		[ "$2" = yes ] && echo $(((64 + i % 64) * 1048576)) > $CG/fleet/c$i/memory.max
+		[ "$2" = yes ] && echo $(((${FLEET_MIB:-64} + i % 64) * 1048576)) > $CG/fleet/c$i/memory.max
 		if [ $((i % ${SLEEP_EVERY:-10})) = 0 ]; then
 			sh -c 'echo $$ > "$1/cgroup.procs"; exec sleep 1000000' s $CG/fleet/c$i &
 			echo $! >> $T/sleepers
@@ -87,7 +88,7 @@ idle_one() {
 	alloc_mib=$((($(pgalloc_pages) - a0) * 4 / 1024))
 	fds=$(fds_of $P)
 	doms=$(grep -c 'domain /fleet/' "$TLOG")
-	out "SCALE-IDLE tool=$tool n=$n limits=$lim secs=$IDLE cpu_ms=$cpu rss_kb=$rss fds=$fds domains=$doms ready_ms=$ready_ms alloc_mib=$alloc_mib"
+	out "SCALE-IDLE tool=$tool n=$n limits=$lim fleet_mib=${FLEET_MIB:-64} secs=$IDLE cpu_ms=$cpu rss_kb=$rss fds=$fds domains=$doms ready_ms=$ready_ms alloc_mib=$alloc_mib"
 	[ "${SCALE_DEBUG:-0}" = 1 ] && grep 'sampling:' "$TLOG" | tail -n 4 | sed "s/^/    $tool $n: /"
 	kill -TERM $P 2> /dev/null
 	i=0

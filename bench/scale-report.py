@@ -30,14 +30,15 @@ def main():
             churn_rss.append(kv(line))
         elif line.startswith("SCALE-CHURN "):
             churn.append(kv(line))
-    print("\n%-9s %6s %6s %8s %9s %8s %8s %9s %9s" % ("tool", "n", "limits", "secs", "cpu_ms", "rss_kb", "fds",
-                                                     "ready_ms", "alloc_mib"))
+    print("\n%-9s %6s %6s %9s %8s %9s %8s %8s %9s %9s" % ("tool", "n", "limits", "fleet_mib", "secs", "cpu_ms",
+                                                          "rss_kb", "fds", "ready_ms", "alloc_mib"))
     cg = {}
     peer = {}
     for d in idle:
-        print("%-9s %6s %6s %8s %9s %8s %8s %9s %9s" % (d.get("tool"), d.get("n"), d.get("limits"), d.get("secs"),
-                                                      d.get("cpu_ms"), d.get("rss_kb"), d.get("fds"),
-                                                      d.get("ready_ms"), d.get("alloc_mib", "-")))
+        print("%-9s %6s %6s %9s %8s %9s %8s %8s %9s %9s" % (d.get("tool"), d.get("n"), d.get("limits"),
+                                                          d.get("fleet_mib", "64"), d.get("secs"),
+                                                          d.get("cpu_ms"), d.get("rss_kb"), d.get("fds"),
+                                                          d.get("ready_ms"), d.get("alloc_mib", "-")))
         if d.get("tool") == "cgoom" and d.get("limits") == "yes":
             cg[int(d["n"])] = d
         elif d.get("tool") != "cgoom":
