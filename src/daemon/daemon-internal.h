@@ -302,15 +302,16 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
  * another wake-up (an eighth of its interval, SCHED_EARLY_MAX_US at
  * most). */
 uint64_t sched_early_us(uint64_t t0, uint64_t due_us);
-/* Whether something due at due_us, set at t0, is done at a wake-up at
- * now. */
-bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us);
 
 void sched_init(struct daemon *dm);
 void sched_free(struct daemon *dm);
 /* Reads pgalloc (/proc/vmstat), the tick. */
 void sched_tick(struct daemon *dm, uint64_t now);
-/* Whether the tick is done at a wake-up at now. */
+/* Whether the tick is done at a wake-up at now: once half its interval
+ * is left or less (reading pgalloc early is never less safe, and costs
+ * one small read where a wake-up of its own costs more: beside domains
+ * far from their lines the tick, every 0.5-1 s, then joins the system's
+ * samples instead of waking cgoom between them). */
 bool sched_tick_due(const struct daemon *dm, uint64_t now);
 /* When the next tick is due (UINT64_MAX: none needed). */
 uint64_t sched_next_tick_us(const struct daemon *dm);

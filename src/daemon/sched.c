@@ -196,11 +196,6 @@ uint64_t sched_early_us(uint64_t t0, uint64_t due_us)
 	return e < SCHED_EARLY_MAX_US ? e : SCHED_EARLY_MAX_US;
 }
 
-bool sched_is_due(uint64_t now, uint64_t t0, uint64_t due_us)
-{
-	return due_us <= now || due_us - now <= sched_early_us(t0, due_us);
-}
-
 /* ---- the daemon's use of it ---- */
 
 /* How much of /proc/vmstat the tick asks for, from a whole read: the
@@ -348,7 +343,10 @@ uint64_t sched_next_tick_us(const struct daemon *dm)
 bool sched_tick_due(const struct daemon *dm, uint64_t now)
 {
 	uint64_t next = sched_next_tick_us(dm);
-	return next != UINT64_MAX && sched_is_due(now, dm->sched.last_tick_us, next);
+	if (next == UINT64_MAX)
+		return false;
+	uint64_t half = next > dm->sched.last_tick_us ? (next - dm->sched.last_tick_us) / 2 : 0;
+	return next <= now || next - now <= half;
 }
 
 void sched_time(struct daemon *dm, struct domain *d, uint64_t due_us)
