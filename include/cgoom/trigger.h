@@ -307,3 +307,10 @@ void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_c
 /* /proc/vmstat: the `oom_kill` counter (kernel OOM kills since boot),
  * -ENOENT without one (kernels before 4.13), -EBADMSG if malformed. */
 int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret);
+/* The same from the head of /proc/vmstat (what one read of part of it
+ * returned): whole lines only (a value cut short would read low),
+ * -EAGAIN when they hold no oom_kill line (read the whole file). */
+int cgoom_parse_vmstat_oom_kill_head(const char *buf, size_t len, uint64_t *ret);
+/* How much of a whole /proc/vmstat that head parse needs: the bytes up
+ * to the end of its oom_kill line; 0 without a whole one. */
+size_t cgoom_vmstat_oom_kill_head_len(const char *buf, size_t len);

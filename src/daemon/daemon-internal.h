@@ -351,6 +351,7 @@ struct system_files {
 	int meminfo_fd, vmstat_fd;
 	bool vmstat_ok;
 	uint64_t vmstat_oom_kill;
+	size_t vmstat_oom_ask; /* bytes of /proc/vmstat through oom_kill, and slack (0: all) */
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
 	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
 	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */

@@ -111,11 +111,37 @@ int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 	return r < 0 ? r : cgoom_parse_meminfo(dm->buf, len, ret);
 }
 
+/* What a read for oom_kill alone asks of /proc/vmstat, from a whole
+ * read: the bytes through its oom_kill line (the kernel formats lines
+ * only until it holds what a read asked for, and hands out a page at a
+ * time, computing every counter again for each) and the tick's slack
+ * for counters before it that gain digits; 0: the whole file. */
+static void vmstat_learn_oom(struct system_files *sys, const char *buf, size_t len)
+{
+	size_t need = cgoom_vmstat_oom_kill_head_len(buf, len);
+	sys->vmstat_oom_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
+}
+
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
+	struct system_files *sys = &dm->domains[0]->sys;
 	size_t len;
-	int r = cgfs_reread(dm->domains[0]->sys.vmstat_fd, dm->buf, sizeof(dm->buf), &len);
-	return r < 0 ? r : cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
+	int r = -EAGAIN;
+	if (sys->vmstat_oom_ask) {
+		size_t cap = sys->vmstat_oom_ask < sizeof(dm->buf) ? sys->vmstat_oom_ask + 1
+								   : sizeof(dm->buf);
+		r = cgfs_read_head(sys->vmstat_fd, dm->buf, cap, &len);
+		if (r == 0)
+			r = cgoom_parse_vmstat_oom_kill_head(dm->buf, len, ret);
+	}
+	if (r != -EAGAIN)
+		return r;
+	/* no head known, or it fell short: the whole file, and its head */
+	r = cgfs_reread(sys->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r < 0)
+		return r;
+	vmstat_learn_oom(sys, dm->buf, len);
+	return cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
 int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
@@ -153,9 +179,13 @@ static bool psi_polled(struct daemon *dm, struct domain *d, const struct cgoom_p
 
 int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 {
+	struct system_files *sys = &dm->domains[0]->sys;
 	size_t len;
-	int r = cgfs_reread(dm->domains[0]->sys.vmstat_fd, dm->buf, sizeof(dm->buf), &len);
-	return r < 0 ? r : cgoom_parse_reclaim(dm->buf, len, ret);
+	int r = cgfs_reread(sys->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r < 0)
+		return r;
+	vmstat_learn_oom(sys, dm->buf, len);
+	return cgoom_parse_reclaim(dm->buf, len, ret);
 }
 
 /* The system's levels now: MemTotal, MemAvailable and SwapFree against
@@ -204,24 +234,34 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	bool watched = pressure_watch(d, psi_ok ? &psi : NULL, now);
 	psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
-	 * meminfo: read it with every sample only near the line, on a
+	 * meminfo: read it whole with every sample only near the line, on a
 	 * trigger (where it is the baseline of the confirming re-check) or
-	 * while the system is watched for thrashing, otherwise once a
-	 * second, which is soon enough to report a kernel OOM kill made far
-	 * from the system's line (a cgroup limit's). */
+	 * while the system is watched for thrashing, otherwise its head
+	 * through oom_kill once a second, which is soon enough to report a
+	 * kernel OOM kill made far from the system's line (a cgroup
+	 * limit's). */
 	struct cgoom_reclaim rc;
 	bool have_rc = false;
 	bool near = low || psi_fired || watched || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
-	if (sys->vmstat_fd >= 0 && (near || !sys->vmstat_ok || now >= sys->vmstat_due_us) &&
-	    system_vmstat(dm, &rc) == 0) {
-		have_rc = true;
-		if (rc.present & CGOOM_RECLAIM_OOM_KILL) {
-			if (sys->vmstat_ok && rc.oom_kill > sys->vmstat_oom_kill)
-				ret->kernel_kills = rc.oom_kill - sys->vmstat_oom_kill;
-			sys->vmstat_oom_kill = rc.oom_kill;
+	bool whole = near || !sys->vmstat_ok;
+	if (sys->vmstat_fd >= 0 && (whole || now >= sys->vmstat_due_us)) {
+		uint64_t oom_kill = 0;
+		bool got = false;
+		if (whole && system_vmstat(dm, &rc) == 0) {
+			have_rc = true;
+			got = rc.present & CGOOM_RECLAIM_OOM_KILL;
+			oom_kill = rc.oom_kill;
+		} else if (!whole) {
+			got = system_vmstat_oom_kill(dm, &oom_kill) == 0;
+		}
+		if (got) {
+			if (sys->vmstat_ok && oom_kill > sys->vmstat_oom_kill)
+				ret->kernel_kills = oom_kill - sys->vmstat_oom_kill;
+			sys->vmstat_oom_kill = oom_kill;
 			sys->vmstat_ok = true;
 		}
-		sys->vmstat_due_us = now + VMSTAT_IDLE_US;
+		if (have_rc || got)
+			sys->vmstat_due_us = now + VMSTAT_IDLE_US;
 	}
 	ret->oom_kill0 = sys->vmstat_oom_kill;
 	s->kill_active = kl_active(&d->kill.lc);

@@ -297,15 +297,30 @@ uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
 	return cgoom_poll_interval_us(above(threshold, cur->current), CGOOM_FILL_RATE_RAM);
 }
 
-int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret)
+/* The first line of buf..end whose first token is oom_kill, or NULL. */
+static const char *oom_kill_line(const char *buf, const char *end, size_t *ret_n)
 {
-	const char *pos = buf, *end = parse_end(buf, len), *line;
+	const char *pos = buf, *line;
 	size_t n;
 	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *lp = line, *key;
+		size_t kn;
+		if (parse_next_token(&lp, line + n, &key, &kn) && parse_span_eq(key, kn, "oom_kill")) {
+			*ret_n = n;
+			return line;
+		}
+	}
+	return NULL;
+}
+
+int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret)
+{
+	const char *end = parse_end(buf, len), *line;
+	size_t n;
+	if ((line = oom_kill_line(buf, end, &n))) {
 		const char *lp = line, *lend = line + n, *key, *val, *extra;
 		size_t kn, vn, xn;
-		if (!parse_next_token(&lp, lend, &key, &kn) || !parse_span_eq(key, kn, "oom_kill"))
-			continue;
+		parse_next_token(&lp, lend, &key, &kn);
 		if (!parse_next_token(&lp, lend, &val, &vn) || parse_next_token(&lp, lend, &extra, &xn))
 			return -EBADMSG;
 		uint64_t v;
@@ -316,6 +331,38 @@ int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* buf's end cut back to its last whole line */
+static const char *whole_lines_end(const char *buf, size_t len)
+{
+	const char *end = buf ? parse_end(buf, len) : NULL;
+	while (end > buf && end[-1] != '\n')
+		end--;
+	return end;
+}
+
+int cgoom_parse_vmstat_oom_kill_head(const char *buf, size_t len, uint64_t *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	const char *end = whole_lines_end(buf, len);
+	if (end == buf)
+		return -EAGAIN;
+	int r = cgoom_parse_vmstat_oom_kill(buf, (size_t)(end - buf), ret);
+	return r == -ENOENT ? -EAGAIN : r;
+}
+
+size_t cgoom_vmstat_oom_kill_head_len(const char *buf, size_t len)
+{
+	if (!buf)
+		return 0;
+	const char *end = whole_lines_end(buf, len), *line;
+	size_t n;
+	if (!(line = oom_kill_line(buf, end, &n)))
+		return 0;
+	/* parse_next_line's n leaves out the newline, which a whole line has */
+	return (size_t)(line - buf) + n + 1;
 }
 
 void cgoom_cgroup_pace(const struct cgoom_cgroup_sample *s, const struct cgoom_cgroup_params *p,

@@ -501,5 +501,49 @@ else
 		"$([ "$n2" -ge 5 ] && [ "$old_after" = 0 ] && [ "${before:-0}" -gt 60000 ]; echo $?)" "$d/sizes"
 fi
 
+# 16. far from its line the system reads /proc/vmstat's head through
+# oom_kill once a second, not the whole file (three pages' worth of
+# counter sums and formatting): the bytes through that line and 256
+# more; an OOM kill there is still reported. Seen by strace.
+oom_file() { # oom_file N: the tick's block, 150 counters, oom_kill N, 80 after
+	local i
+	printf 'nr_free_pages 500000\npgalloc_dma32 1000\npgalloc_normal 50000\nallocstall_normal 3\n'
+	for i in $(seq 150); do echo "after_$i 12345678"; done
+	echo "oom_kill $1"
+	for i in $(seq 80); do echo "later_$i 12345678"; done
+}
+if ! command -v strace > /dev/null || ! strace -o /dev/null true 2> /dev/null; then
+	N=$((N + 1)); echo "ok $N - vmstat oom_kill head # SKIP strace missing or unable to trace here"
+	N=$((N + 1)); echo "ok $N - vmstat oom_kill head: a kill seen # SKIP strace missing or unable to trace here"
+else
+	build vmstat-oom '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/work": {"max": "400M", "current": "100M"}, "/work/x": {}},
+  "procs": [ {"pid": 4100092, "cgroup": "/work/x", "rss": 50} ]
+}' || exit 1
+	d="$T/vmstat-oom"
+	oom_file 0 > "$d/tree/proc/vmstat"
+	ho=$(awk '{n += length($0) + 1} /^oom_kill / {print n; exit}' "$d/tree/proc/vmstat")
+	strace -f -y -e trace=pread64 -o "$d/strace" timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" \
+		--proc-root "$d/tree/proc" --config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+	dpid=$!
+	wait_log 'quiet domains on the allocation budget' 5
+	sleep 4.5
+	# the same inode and size: one digit in place
+	oom_file 1 > "$d/vmstat.kill"
+	cat "$d/vmstat.kill" 1<> "$d/tree/proc/vmstat"
+	wait_log '/: the kernel OOM-killed 1 process' 3; rk=$?
+	pkill -TERM -x cgoom -P "$(pgrep -P $dpid -x timeout)" 2>/dev/null # the daemon, not strace
+	wait $dpid 2>/dev/null
+	grep 'proc/vmstat>' "$d/strace" | sed -n 's/.*, \([0-9][0-9]*\), 0) = .*/\1/p' > "$d/sizes"
+	no=$(grep -cx "$((ho + 256))" "$d/sizes")
+	first=$(grep -nx "$((ho + 256))" "$d/sizes" | head -n 1 | cut -d: -f1)
+	whole_after=$(tail -n +"${first:-1}" "$d/sizes" | awk '$1 > 60000' | wc -l)
+	check "vmstat oom_kill head: the quiet system asks for $((ho + 256)) bytes ($no reads), never the whole file after" \
+		"$([ "$no" -ge 3 ] && [ "$whole_after" = 0 ]; echo $?)" "$d/sizes"
+	check "vmstat oom_kill head: a kill seen (/: the kernel OOM-killed 1 process)" "$rk" "$d/out"
+fi
+
 echo "1..$N"
 [ $FAILED = 0 ]

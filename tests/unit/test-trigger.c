@@ -267,6 +267,43 @@ static void test_vmstat(void)
 	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("", 0, &v), -ENOENT);
 }
 
+/* oom_kill from the head of /proc/vmstat (the quiet system's read once a
+ * second): every cut of a 6.1 file answers the whole file's value or
+ * -EAGAIN (never a value cut short: "oom_kill 1" of "oom_kill 12"), and
+ * the head size learned is the bytes through the oom_kill line. */
+static void test_vmstat_oom_kill_head(void)
+{
+	static const char f[] = "nr_free_pages 12345\npgpgin 10\npgalloc_dma32 1000\n"
+				"pgalloc_normal 50000\nallocstall_normal 3\npgfree 99\n"
+				"pageoutrun 4\npgrotated 5\ndrop_pagecache 0\ndrop_slab 0\n"
+				"oom_kill 12\nnuma_pte_updates 0\nthp_fault_alloc 7\n";
+	size_t n = sizeof(f) - 1;
+	const char *at = strstr(f, "oom_kill 12\n");
+	size_t through = (size_t)(at - f) + strlen("oom_kill 12\n");
+	CHECK_EQ_U64(cgoom_vmstat_oom_kill_head_len(f, n), through);
+	for (size_t cut = 0; cut <= n; cut++) {
+		uint64_t v = 99;
+		int r = cgoom_parse_vmstat_oom_kill_head(f, cut, &v);
+		if (cut >= through) {
+			CHECK_EQ_INT(r, 0);
+			CHECK_EQ_U64(v, 12);
+		} else {
+			CHECK_EQ_INT(r, -EAGAIN);
+			CHECK_EQ_U64(v, 99);
+		}
+	}
+	/* no oom_kill line (kernels before 4.13): no head */
+	static const char old[] = "nr_free_pages 1\npgfree 2\n";
+	uint64_t v = 99;
+	CHECK_EQ_U64(cgoom_vmstat_oom_kill_head_len(old, sizeof(old) - 1), 0);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill_head(old, sizeof(old) - 1, &v), -EAGAIN);
+	/* malformed in the head: said so, not sent to the whole file */
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill_head("oom_kill 1x\n", 12, &v), -EBADMSG);
+	CHECK_EQ_U64(cgoom_vmstat_oom_kill_head_len(NULL, 0), 0);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill_head(NULL, 0, &v), -EAGAIN);
+	CHECK_EQ_U64(v, 99);
+}
+
 /* ---- unreclaimable memory (SPEC 6: fire before the limit) ---- */
 
 static void test_unreclaim_parse_lru(void)
@@ -496,7 +533,7 @@ int main(void)
 		TAP(test_poll_interval),
 		TAP(test_system_interval),
 		TAP(test_cgroup_interval),
-		TAP(test_vmstat),
+		TAP(test_vmstat), TAP(test_vmstat_oom_kill_head),
 		TAP(test_unreclaim_parse_lru),
 		TAP(test_unreclaim_parse_fallback_and_errors),
 		TAP(test_rate_estimate),
