@@ -205,9 +205,10 @@ void discover_free(struct daemon *dm);
  * due at once, and the domains near their lines must not wait behind
  * them. */
 #define SCHED_PROBE_SLICE_US 2000ULL
-/* What is due by time (a domain's sample, the tick, the metrics, the
- * walk) is done at any wake-up up to an eighth of its interval early,
- * and at most this much early, rather than at a wake-up of its own:
+/* What is due by time (a domain's sample, the metrics, the walk) is
+ * done at any wake-up up to an eighth of its interval early, and at
+ * most this much early (the tick: from half its interval on, sched.c),
+ * rather than at a wake-up of its own:
  * each wake-up costs the same whatever it does (about 0.7 ms of a TCG
  * guest's CPU), and sampling early is never less safe. A quiet domain's
  * sample (its backstop, the budget's time bound) then joins the tick's
@@ -219,9 +220,19 @@ void discover_free(struct daemon *dm);
  * digits (about 70 lines on 6.1) before a tick falls short and reads
  * the whole file once to learn the head again. */
 #define SCHED_VMSTAT_SLACK 256
+/* What a read of /proc/vmstat's head asks for, to hold `need` bytes of
+ * whole lines (the tick's pgalloc_ block, the system's oom_kill line):
+ * need and SCHED_VMSTAT_SLACK; 0 (read the whole file) without a need,
+ * or with one longer than a page: one read hands out at most a page of
+ * whole lines, so such a head would fall short every time. */
+static inline size_t vmstat_head_ask(size_t need, uint64_t page_size)
+{
+	return need && need <= page_size ? need + SCHED_VMSTAT_SLACK : 0;
+}
 /* After /proc/vmstat's pgalloc_ lines were read and then could not be
- * (a failed read, a file without them), the tick tries again this often;
- * meanwhile every domain is at the detectors' pace. */
+ * (a failed read, a file without them), the tick tries again this often
+ * (from half of it on, at a wake-up for something else); meanwhile every
+ * domain is at the detectors' pace. */
 #define SCHED_RETRY_US 1000000ULL
 
 struct heap_item {

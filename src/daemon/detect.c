@@ -116,10 +116,10 @@ int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
  * only until it holds what a read asked for, and hands out a page at a
  * time, computing every counter again for each) and the tick's slack
  * for counters before it that gain digits; 0: the whole file. */
-static void vmstat_learn_oom(struct system_files *sys, const char *buf, size_t len)
+static void vmstat_learn_oom(struct daemon *dm, const char *buf, size_t len)
 {
-	size_t need = cgoom_vmstat_oom_kill_head_len(buf, len);
-	sys->vmstat_oom_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
+	dm->domains[0]->sys.vmstat_oom_ask =
+		vmstat_head_ask(cgoom_vmstat_oom_kill_head_len(buf, len), dm->sched.page_size);
 }
 
 int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
@@ -140,7 +140,7 @@ int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 	r = cgfs_reread(sys->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r < 0)
 		return r;
-	vmstat_learn_oom(sys, dm->buf, len);
+	vmstat_learn_oom(dm, dm->buf, len);
 	return cgoom_parse_vmstat_oom_kill(dm->buf, len, ret);
 }
 
@@ -184,7 +184,7 @@ int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 	int r = cgfs_reread(sys->vmstat_fd, dm->buf, sizeof(dm->buf), &len);
 	if (r < 0)
 		return r;
-	vmstat_learn_oom(sys, dm->buf, len);
+	vmstat_learn_oom(dm, dm->buf, len);
 	return cgoom_parse_reclaim(dm->buf, len, ret);
 }
 
@@ -244,7 +244,9 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	bool have_rc = false;
 	bool near = low || psi_fired || watched || above(lv->mem_available, lv->mem_min) <= lv->mem_min;
 	bool whole = near || !sys->vmstat_ok;
-	if (sys->vmstat_fd >= 0 && (whole || now >= sys->vmstat_due_us)) {
+	/* the system's samples come up to SCHED_EARLY_MAX_US early: so may
+	 * this read, or it would wait for the sample after */
+	if (sys->vmstat_fd >= 0 && (whole || now + SCHED_EARLY_MAX_US >= sys->vmstat_due_us)) {
 		uint64_t oom_kill = 0;
 		bool got = false;
 		if (whole && system_vmstat(dm, &rc) == 0) {

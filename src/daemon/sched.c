@@ -204,8 +204,7 @@ uint64_t sched_early_us(uint64_t t0, uint64_t due_us)
  * tick reads the whole file. */
 static void vmstat_learn_head(struct sched *s, const char *buf, size_t len)
 {
-	size_t need = cgoom_vmstat_pgalloc_head_len(buf, len);
-	s->vmstat_ask = need ? need + SCHED_VMSTAT_SLACK : 0;
+	s->vmstat_ask = vmstat_head_ask(cgoom_vmstat_pgalloc_head_len(buf, len), s->page_size);
 }
 
 void sched_init(struct daemon *dm)

@@ -363,15 +363,17 @@ static void test_tick_lost_and_back(void)
 	sched_tick(dm, now);
 	CHECK(dm->sched.pgalloc_ok && !dm->sched.pgalloc_lost);
 	CHECK_EQ_U64(dm->sched.pgalloc, 2000);
-	struct sched_plan plan;
-	struct sched_in in = { .t0 = now, .next_us = 100000, .budget_ok = dm->sched.pgalloc_ok,
-			       .current = 10 * MiB, .watch_line = 100 * MiB, .pgalloc = 2000,
-			       .slack_pages = 130, .page_size = 4096,
-			       .backstop_us = SCHED_BACKSTOP_US };
-	sched_plan_of(&in, &plan);
-	CHECK(plan.budgeted);
 	/* with no budgeted domain the tick waits for one */
 	CHECK_EQ_U64(sched_next_tick_us(dm), UINT64_MAX);
+	/* a quiet sample of a puts it back on the budget, and the tick on */
+	dm->sched.slack_pages = 130;
+	struct trigger_event ev = { .d = a, .t0 = now, .next_us = 100000 };
+	ev.s.cg.current = 10 * MiB;
+	ev.s.cg.max = 200 * MiB;
+	sched_after(dm, &ev);
+	CHECK(a->budgeted);
+	CHECK_EQ_U64(dm->sched.alloc.n, 1);
+	CHECK(sched_next_tick_us(dm) != UINT64_MAX);
 	sched_free(dm);
 	close(fd);
 	free(sys);
@@ -410,11 +412,22 @@ static void test_tick_joins_wakeups(void)
 	free(dm);
 }
 
+/* A head of /proc/vmstat is asked for only where one read can hold it:
+ * the kernel hands out at most a page of whole lines a read. */
+static void test_head_ask(void)
+{
+	CHECK_EQ_U64(vmstat_head_ask(1429, 4096), 1429 + SCHED_VMSTAT_SLACK);
+	CHECK_EQ_U64(vmstat_head_ask(4096, 4096), 4096 + SCHED_VMSTAT_SLACK);
+	CHECK_EQ_U64(vmstat_head_ask(4097, 4096), 0);
+	CHECK_EQ_U64(vmstat_head_ask(0, 4096), 0);
+	CHECK_EQ_U64(vmstat_head_ask(6000, 65536), 6000 + SCHED_VMSTAT_SLACK);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
 					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace),
 					    TAP(test_early_window), TAP(test_due_takes_early),
 					    TAP(test_due_budget_early), TAP(test_tick_lost_and_back),
-					    TAP(test_tick_joins_wakeups), { 0 } });
+					    TAP(test_tick_joins_wakeups), TAP(test_head_ask), { 0 } });
 }
