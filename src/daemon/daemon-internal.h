@@ -229,6 +229,9 @@ static inline size_t vmstat_head_ask(size_t need, uint64_t page_size)
 {
 	return need && need <= page_size ? need + SCHED_VMSTAT_SLACK : 0;
 }
+/* One read of /proc/vmstat's head (fd) into dm->buf: `ask` bytes, from
+ * vmstat_head_ask(); -EAGAIN when ask is 0 (read the whole file). */
+int vmstat_read_head(struct daemon *dm, int fd, size_t ask, size_t *ret_len);
 /* After /proc/vmstat's pgalloc_ lines were read and then could not be
  * (a failed read, a file without them), the tick tries again this often
  * (from half of it on, at a wake-up for something else); meanwhile every

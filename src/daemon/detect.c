@@ -126,14 +126,9 @@ int system_vmstat_oom_kill(struct daemon *dm, uint64_t *ret)
 {
 	struct system_files *sys = &dm->domains[0]->sys;
 	size_t len;
-	int r = -EAGAIN;
-	if (sys->vmstat_oom_ask) {
-		size_t cap = sys->vmstat_oom_ask < sizeof(dm->buf) ? sys->vmstat_oom_ask + 1
-								   : sizeof(dm->buf);
-		r = cgfs_read_head(sys->vmstat_fd, dm->buf, cap, &len);
-		if (r == 0)
-			r = cgoom_parse_vmstat_oom_kill_head(dm->buf, len, ret);
-	}
+	int r = vmstat_read_head(dm, sys->vmstat_fd, sys->vmstat_oom_ask, &len);
+	if (r == 0)
+		r = cgoom_parse_vmstat_oom_kill_head(dm->buf, len, ret);
 	if (r != -EAGAIN)
 		return r;
 	/* no head known, or it fell short: the whole file, and its head */
@@ -249,12 +244,12 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	if (sys->vmstat_fd >= 0 && (whole || now + SCHED_EARLY_MAX_US >= sys->vmstat_due_us)) {
 		uint64_t oom_kill = 0;
 		bool got = false;
-		if (whole && system_vmstat(dm, &rc) == 0) {
+		if (!whole) {
+			got = system_vmstat_oom_kill(dm, &oom_kill) == 0;
+		} else if (system_vmstat(dm, &rc) == 0) {
 			have_rc = true;
 			got = rc.present & CGOOM_RECLAIM_OOM_KILL;
 			oom_kill = rc.oom_kill;
-		} else if (!whole) {
-			got = system_vmstat_oom_kill(dm, &oom_kill) == 0;
 		}
 		if (got) {
 			if (sys->vmstat_ok && oom_kill > sys->vmstat_oom_kill)

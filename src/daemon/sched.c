@@ -207,6 +207,15 @@ static void vmstat_learn_head(struct sched *s, const char *buf, size_t len)
 	s->vmstat_ask = vmstat_head_ask(cgoom_vmstat_pgalloc_head_len(buf, len), s->page_size);
 }
 
+int vmstat_read_head(struct daemon *dm, int fd, size_t ask, size_t *ret_len)
+{
+	if (!ask)
+		return -EAGAIN;
+	/* cgfs_read_head's cap holds the NUL too */
+	size_t cap = ask < sizeof(dm->buf) ? ask + 1 : sizeof(dm->buf);
+	return cgfs_read_head(fd, dm->buf, cap, ret_len);
+}
+
 void sched_init(struct daemon *dm)
 {
 	struct sched *s = &dm->sched;
@@ -268,8 +277,7 @@ void sched_tick(struct daemon *dm, uint64_t now)
 	 * formats lines only until it holds what the read asked for (one
 	 * line past it at most): as far as the line after the pgalloc_
 	 * block and a little more, not a page */
-	size_t ask = s->vmstat_ask < sizeof(dm->buf) ? s->vmstat_ask + 1 : sizeof(dm->buf);
-	int r = s->vmstat_ask ? cgfs_read_head(fd, dm->buf, ask, &len) : -EAGAIN;
+	int r = vmstat_read_head(dm, fd, s->vmstat_ask, &len);
 	if (r == 0)
 		r = cgoom_parse_vmstat_pgalloc_head(dm->buf, len, &v);
 	if (r == -EAGAIN) {

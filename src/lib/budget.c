@@ -84,9 +84,7 @@ int cgoom_parse_vmstat_pgalloc_head(const char *buf, size_t len, uint64_t *ret)
 	if (!buf && len)
 		return -EINVAL;
 	/* whole lines only: a cut-off value would under-count */
-	const char *end = buf ? parse_end(buf, len) : NULL;
-	while (end > buf && end[-1] != '\n')
-		end--;
+	const char *end = parse_whole_lines_end(buf, len);
 	bool more;
 	const char *block_end = pgalloc_block_end(buf, end, &more);
 	if (!block_end || more)

@@ -37,6 +37,16 @@ static inline bool parse_next_line(const char **pos, const char *end, const char
 	return true;
 }
 
+/* The end of (buf, len) cut back to its last whole ('\n'-terminated)
+ * line: what one read of part of a file holds for sure. */
+static inline const char *parse_whole_lines_end(const char *buf, size_t len)
+{
+	const char *end = buf ? parse_end(buf, len) : NULL;
+	while (end > buf && end[-1] != '\n')
+		end--;
+	return end;
+}
+
 static inline bool parse_is_blank(char c)
 {
 	return c == ' ' || c == '\t';

@@ -333,20 +333,11 @@ int cgoom_parse_vmstat_oom_kill(const char *buf, size_t len, uint64_t *ret)
 	return -ENOENT;
 }
 
-/* buf's end cut back to its last whole line */
-static const char *whole_lines_end(const char *buf, size_t len)
-{
-	const char *end = buf ? parse_end(buf, len) : NULL;
-	while (end > buf && end[-1] != '\n')
-		end--;
-	return end;
-}
-
 int cgoom_parse_vmstat_oom_kill_head(const char *buf, size_t len, uint64_t *ret)
 {
 	if (!buf && len)
 		return -EINVAL;
-	const char *end = whole_lines_end(buf, len);
+	const char *end = parse_whole_lines_end(buf, len);
 	if (end == buf)
 		return -EAGAIN;
 	int r = cgoom_parse_vmstat_oom_kill(buf, (size_t)(end - buf), ret);
@@ -357,7 +348,7 @@ size_t cgoom_vmstat_oom_kill_head_len(const char *buf, size_t len)
 {
 	if (!buf)
 		return 0;
-	const char *end = whole_lines_end(buf, len), *line;
+	const char *end = parse_whole_lines_end(buf, len), *line;
 	size_t n;
 	if (!(line = oom_kill_line(buf, end, &n)))
 		return 0;

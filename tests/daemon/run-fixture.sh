@@ -481,6 +481,12 @@ traced_start() {
 	dpid=$!
 	wait_log 'quiet domains on the allocation budget' 5
 }
+# can_trace || skip_traced NAME...: whether strace can trace here, and
+# each NAME's check skipped with the reason where it cannot
+can_trace() { command -v strace > /dev/null && strace -o /dev/null true 2> /dev/null; }
+skip_traced() {
+	for n in "$@"; do N=$((N + 1)); echo "ok $N - $n # SKIP strace missing or unable to trace here"; done
+}
 # traced_stop: the daemon stopped; $d/sizes: the sizes asked of
 # /proc/vmstat, in order (pread64(FD</.../proc/vmstat>, "..."..., SIZE, 0))
 traced_stop() {
@@ -488,9 +494,8 @@ traced_stop() {
 	wait $dpid 2>/dev/null
 	grep 'proc/vmstat>' "$d/strace" | sed -n 's/.*, \([0-9][0-9]*\), 0) = .*/\1/p' > "$d/sizes"
 }
-if ! command -v strace > /dev/null || ! strace -o /dev/null true 2> /dev/null; then
-	N=$((N + 1)); echo "ok $N - vmstat head read # SKIP strace missing or unable to trace here"
-	N=$((N + 1)); echo "ok $N - vmstat head relearned # SKIP strace missing or unable to trace here"
+if ! can_trace; then
+	skip_traced "vmstat head read" "vmstat head relearned"
 else
 	traced_build vmstat-head 4G 4100091
 	vmstat_file 3 > "$d/tree/proc/vmstat"
@@ -526,9 +531,8 @@ oom_file() { # oom_file N: the tick's block, 150 counters, oom_kill N, 80 after
 	echo "oom_kill $1"
 	for i in $(seq 80); do echo "later_$i 12345678"; done
 }
-if ! command -v strace > /dev/null || ! strace -o /dev/null true 2> /dev/null; then
-	N=$((N + 1)); echo "ok $N - vmstat oom_kill head # SKIP strace missing or unable to trace here"
-	N=$((N + 1)); echo "ok $N - vmstat oom_kill head: a kill seen # SKIP strace missing or unable to trace here"
+if ! can_trace; then
+	skip_traced "vmstat oom_kill head" "vmstat oom_kill head: a kill seen"
 else
 	traced_build vmstat-oom 64G 4100092
 	oom_file 0 > "$d/tree/proc/vmstat"
