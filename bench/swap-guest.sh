@@ -176,12 +176,15 @@ tool_setup() {
 		printf '[Slice]\nManagedOOMMemoryPressure=kill\nManagedOOMMemoryPressureLimit=50%%\n' > /run/systemd/system/user.slice.d/50-bench.conf
 		systemctl daemon-reload ;;
 	cgoom|cgoom2)
-		cat > /etc/cgoom.conf <<'EOF'
-[daemon]
-event_log = /var/log/cgoom/events.jsonl
-[cgroup "/"]
-oom_policy = cgroup
-EOF
+		{
+			printf '[daemon]\nevent_log = /var/log/cgoom/events.jsonl\n'
+			# cgoom2's knobs (CGOOM_BENCH_CONF2), said in the results
+			if [ -n "${CONF_DAEMON:-}" ]; then printf '%s\n' "$CONF_DAEMON" | grep -v '^$'; fi
+			printf '[cgroup "/"]\noom_policy = cgroup\n'
+		} > /etc/cgoom.conf
+		if [ -n "${CONF_DAEMON:-}" ]; then
+			out "BENCH-INFO tool=$TOOL conf=\"$(printf '%s\n' "$CONF_DAEMON" | grep -v '^$' | tr '\n' ';')\""
+		fi
 		if [ "${DEBUG:-0}" = 1 ]; then
 			mkdir -p /run/systemd/system/cgoom.service.d
 			printf '[Service]\nEnvironment=CGOOM_DEBUG=1\n' > /run/systemd/system/cgoom.service.d/50-debug.conf
