@@ -9,7 +9,15 @@
  * the kernel's OOM kill and well before its end, a healthy case never.
  *
  * usage: test-thrash-series DIR
+ *        test-thrash-series DIR --sweep MS[,MS...] [SERIES...]
+ *
+ * --sweep is no test: for each series (every one in DIR, or those named)
+ * and each swap_stall_max MS, when the replay at 100 ms first acts (the
+ * swap or thrash verdict, else the memory line), against the squeeze's
+ * start and the kernel's OOM kill: what a knob would have done on the
+ * recorded runs (doc/triggers.md).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +44,8 @@ struct replay {
 	size_t samples;
 };
 
-static int replay(const char *name, uint64_t every_ms, struct replay *ret)
+static int replay(const char *name, uint64_t every_ms, const struct cgoom_thrash_params *p,
+		  bool quiet, struct replay *ret)
 {
 	char path[512];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -44,8 +53,6 @@ static int replay(const char *name, uint64_t every_ms, struct replay *ret)
 	if (!f)
 		return -errno;
 	struct cgoom_thrash_state *st = calloc(1, sizeof(*st));
-	struct cgoom_thrash_params p;
-	cgoom_thrash_params_default(&p);
 	*ret = (struct replay){ 0 };
 	char line[1024];
 	uint64_t last = 0, prev_full = 0;
@@ -86,13 +93,14 @@ static int replay(const char *name, uint64_t every_ms, struct replay *ret)
 			ret->memory_ms = t;
 		cgoom_thrash_feed(st, &pt);
 		struct cgoom_thrash_facts fx;
-		cgoom_thrash_judge(st, &p, &fx);
+		cgoom_thrash_judge(st, p, &fx);
 		ret->samples++;
 		if ((fx.exhausting || fx.thrashing) && !ret->fired_ms) {
 			ret->fired_ms = t;
 			ret->fired_swap = fx.exhausting;
 			ret->fired_thrash = fx.thrashing;
-			printf("# %s every %llu ms: fires at %llu ms (%s): swap %llu MiB of %llu, %llu MiB/s "
+			if (!quiet)
+				printf("# %s every %llu ms: fires at %llu ms (%s): swap %llu MiB of %llu, %llu MiB/s "
 			       "for %llu ms, full in %lld ms; full stall %u.%02u%% (2 s), thrashing %llu ms\n",
 			       name, (unsigned long long)every_ms, (unsigned long long)t,
 			       fx.exhausting ? "swap" : "thrash", (unsigned long long)(fx.swap_used >> 20),
@@ -111,9 +119,11 @@ static int replay(const char *name, uint64_t every_ms, struct replay *ret)
 static void check_series(const char *name, enum expect e)
 {
 	static const uint64_t steps[] = { 100, 300 };
+	struct cgoom_thrash_params p;
+	cgoom_thrash_params_default(&p);
 	for (size_t i = 0; i < 2; i++) {
 		struct replay r;
-		int rc = replay(name, steps[i], &r);
+		int rc = replay(name, steps[i], &p, false, &r);
 		CHECK_EQ_INT(rc, 0);
 		if (rc < 0)
 			continue;
@@ -194,9 +204,94 @@ SERIES_TEST(test_bench_s_leak10_zram, "bench-s-leak10-zram.txt", LEAK)
 SERIES_TEST(test_bench_s_leak10_disk, "bench-s-leak10-disk.txt", LEAK)
 SERIES_TEST(test_bench_s_thrash, "bench-s-thrash.txt", THRASH)
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --sweep: one line per series and value (see the top) */
+static int sweep(const char *values, char **names, int n_names)
+{
+	uint64_t ms[16];
+	int n_ms = 0;
+	for (const char *v = values; *v && n_ms < 16;) {
+		char *end;
+		unsigned long long x = strtoull(v, &end, 10);
+		if (end == v || x == 0 || x > 60000 || (*end && *end != ',')) {
+			fprintf(stderr, "test-thrash-series: --sweep wants milliseconds 1-60000, comma-separated: %s\n",
+				values);
+			return 2;
+		}
+		ms[n_ms++] = x;
+		v = *end ? end + 1 : end;
+	}
+	char *found[256];
+	if (n_names == 0) {
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		if (!d) {
+			fprintf(stderr, "test-thrash-series: %s: %s\n", dir, strerror(errno));
+			return 2;
+		}
+		while ((e = readdir(d)) && n_names < 256) {
+			size_t l = strlen(e->d_name);
+			if (l > 4 && strcmp(e->d_name + l - 4, ".txt") == 0)
+				found[n_names++] = strdup(e->d_name);
+		}
+		closedir(d);
+		qsort(found, (size_t)n_names, sizeof(*found), by_name);
+		names = found;
+	}
+	/* stall1_s: the first sample with a full stall (10 ms or more) */
+	printf("%-30s %17s %8s %8s %7s %8s %6s\n", "series", "swap_stall_max_ms", "stall1_s", "acted_s",
+	       "by", "oom_s", "/oom");
+	int rc = 0;
+	for (int i = 0; i < n_names; i++)
+		for (int j = 0; j < n_ms; j++) {
+			struct cgoom_thrash_params p;
+			cgoom_thrash_params_default(&p);
+			p.fill_max_us = ms[j] * 1000;
+			struct replay r;
+			int e = replay(names[i], 100, &p, true, &r);
+			if (e < 0) {
+				fprintf(stderr, "test-thrash-series: %s/%s: %s\n", dir, names[i],
+					e == -ENODATA ? "no samples" : strerror(-e));
+				rc = 1;
+				break;
+			}
+			uint64_t acted = r.fired_ms;
+			if (r.memory_ms && (!acted || r.memory_ms < acted))
+				acted = r.memory_ms;
+			const char *by = !acted ? "-" : acted != r.fired_ms ? "memory" :
+					 r.fired_swap ? "swap" : "thrash";
+			char a[32] = "-", o[32] = "-", q[32] = "-", f[32] = "-";
+			if (r.first_stall_ms > r.squeeze_ms)
+				snprintf(f, sizeof(f), "%.1f", (double)(r.first_stall_ms - r.squeeze_ms) / 1000.0);
+			if (acted)
+				snprintf(a, sizeof(a), "%.1f", (double)(acted - r.squeeze_ms) / 1000.0);
+			if (r.oom_ms > r.squeeze_ms)
+				snprintf(o, sizeof(o), "%.1f", (double)(r.oom_ms - r.squeeze_ms) / 1000.0);
+			if (acted && r.oom_ms > r.squeeze_ms)
+				snprintf(q, sizeof(q), "%.2f",
+					 (double)(acted - r.squeeze_ms) / (double)(r.oom_ms - r.squeeze_ms));
+			printf("%-30s %17llu %8s %8s %7s %8s %6s\n", names[i], (unsigned long long)ms[j], f, a, by,
+			       o, q);
+		}
+	if (names == found)
+		for (int i = 0; i < n_names; i++)
+			free(found[i]);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	dir = argc > 1 ? argv[1] : "tests/unit/data/series";
+	if (argc > 3 && strcmp(argv[2], "--sweep") == 0)
+		return sweep(argv[3], argv + 4, argc - 4);
+	if (argc > 2) {
+		fprintf(stderr, "usage: test-thrash-series DIR [--sweep MS[,MS...] [SERIES...]]\n");
+		return 2;
+	}
 	return tap_run((struct tap_test[]){
 		TAP(test_bed_leak40_zram),
 		TAP(test_bed_burst_zram),
