@@ -428,6 +428,7 @@ struct domain {
 		struct cgoom_thrash_state st;
 		struct cgoom_thrash_facts facts; /* what the last sample judged (metrics) */
 		bool watched;                    /* ... and whether it was watched */
+		uint64_t kills_at;               /* kills_seen when the history began */
 	} *pressure;
 	uint64_t psi_some_last;   /* PSI some total when last read ... */
 	uint64_t psi_some_at;     /* ... and when */

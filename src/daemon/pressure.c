@@ -182,6 +182,14 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 	if (!pr)
 		return;
 	struct cgoom_thrash_state *st = &pr->st;
+	if (pr->kills_at != d->kills_seen) {
+		/* a kill since, here or in a domain that overlaps this one:
+		 * what came before it is spent, also when its victim was gone
+		 * before a sample saw it dying (judged again, the same numbers
+		 * fired again and killed a second victim for one event) */
+		cgoom_thrash_reset(st);
+		pr->kills_at = d->kills_seen;
+	}
 	if (s->kill_active) {
 		/* what came before the kill is spent: start over after it */
 		cgoom_thrash_reset(st);

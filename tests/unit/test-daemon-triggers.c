@@ -519,6 +519,53 @@ static void test_approach_near_firing(void)
 	CHECK(!pace.approach);
 }
 
+/* One sample of a system whose swap fills at 30 MiB/s under a 50% full
+ * stall while MemAvailable is 2% of MemTotal, every 100 ms. */
+static void filling_sample(struct daemon *dm, struct domain *d, uint64_t i, struct trigger_sample *s)
+{
+	*s = (struct trigger_sample){ .at_us = 1000000 + i * 100000, .mem_total = 1 * GiB };
+	s->lv.mem_available = 20 * MiB;
+	s->lv.swap_total = 4 * GiB;
+	s->lv.swap_free = 4 * GiB - i * 3 * MiB;
+	struct cgoom_pressure psi = { .some = { .present = true, .total_us = i * 60000 },
+				      .full = { .present = true, .total_us = i * 50000 } };
+	struct cgoom_reclaim rc = { 0 };
+	pressure_system(dm, d, &psi, &rc, s);
+}
+
+static void test_history_spent_by_kill(void)
+{
+	/* swap filling under a stall for longer than swap_stall_max: the
+	 * swap verdict; then a kill whose victim is gone before any sample
+	 * sees it dying (no sample with kill_active): the next sample must
+	 * not judge what came before the kill again (it once did, and killed
+	 * a second victim on the same numbers, 0.3 s after the first) */
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	dm->cfg = cfg;
+	struct domain d = { .system = true, .path = (char *)"/", .watch_until_us = UINT64_MAX };
+	struct domain *doms[] = { &d };
+	dm->domains = doms;
+	dm->n_domains = 1;
+	struct trigger_sample s;
+	uint64_t i = 0;
+	for (; i <= 300; i++)
+		filling_sample(dm, &d, i, &s);
+	CHECK(s.thrash.exhausting);
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_SWAP);
+	act_note_kill(dm, &d);
+	filling_sample(dm, &d, ++i, &s);
+	CHECK(!s.thrash.exhausting);
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	/* the stall going on after it is judged afresh: swap_stall_max again */
+	uint64_t first = i;
+	while (!s.thrash.exhausting && i < first + 400)
+		filling_sample(dm, &d, ++i, &s);
+	CHECK(s.thrash.exhausting);
+	CHECK((i - first) * 100000 >= cfg.swap_stall_max_us);
+	pressure_free(&d);
+	free(dm);
+}
+
 static void test_pressure_metrics(void)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
@@ -569,6 +616,7 @@ int main(void)
 		TAP(test_memory_pace_swap_filling),
 		TAP(test_approach_near_firing),
 		TAP(test_pressure_metrics),
+		TAP(test_history_spent_by_kill),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
