@@ -13,12 +13,16 @@
 #     (MemAvailable and SwapFree both low) is the right time to act; where
 #     it thrashes, the thrash and swap triggers must act before the probe
 #     sees it. Which trigger fired and the swap left are reported.
+#   - one kill: nothing more dies in the 3 s after the leak.
+# swap-leak-early runs it with SWAP_LEAK_CONF (lines for [daemon]) and
+# SWAP_LEAK_TRIGGER (the trigger that must have acted).
 # vm-timeout: 200
 
 zram_swap 512M || fail "cannot set up zram swap"
 write_conf <<CONF
 [daemon]
 event_log = $EV
+${SWAP_LEAK_CONF:-}
 [cgroup "/"]
 oom_policy = cgroup
 CONF
@@ -54,6 +58,8 @@ say "probe: $(probe_report "$t0" 0)"
 is_alive "$lpid" && fail "the leak still runs after $((life / 1000)) s (nobody killed it; vmstat oom_kill $vm0 -> $vm1)"
 [ "$vm1" = "$vm0" ] || fail "the kernel OOM-killed first (vmstat oom_kill $vm0 -> $vm1) after $((life / 1000)) s"
 [ "$(ev_count kill)" -gt 0 ] || fail "the leak died after $((life / 1000)) s, but cgoom logged no kill"
+[ "$(ev_count kill)" = 1 ] ||
+	fail "cgoom killed $(ev_count kill) times for one leak: $(ev_lines trigger | cut -c1-200 | tr '\n' ';')"
 pred=$(ev_victim_pids)
 [ "$pred" = "$lpid" ] || fail "cgoom's decision named [$pred] ($(labels_of $pred)), not the leak [$lpid]"
 died=$(dead_hogs)
@@ -65,6 +71,10 @@ free=$(series_at "$S" "$tx" SwapFree)
 total=$(series_at "$S" "$tx" SwapTotal)
 trig=$(ev_lines trigger | head -n 1 | grep -o '"kind": "[a-z_]*"' | head -n 1 | sed 's/.*: "//; s/"//')
 say "at the kill: trigger ${trig:-?}, SwapFree $((free / 1024)) of $((total / 1024)) MiB; zram $(zram_ratio)"
+[ -z "${SWAP_LEAK_TRIGGER:-}" ] || [ "$trig" = "$SWAP_LEAK_TRIGGER" ] ||
+	fail "trigger ${trig:-none} acted, not $SWAP_LEAK_TRIGGER (SwapFree $((free / 1024)) of $((total / 1024)) MiB at the kill)"
+[ -z "${SWAP_LEAK_TRIGGER:-}" ] || [ "$free" -gt $((total / 10)) ] ||
+	fail "the $SWAP_LEAK_TRIGGER trigger acted as late as the memory line (SwapFree $((free / 1024)) of $((total / 1024)) MiB)"
 # the victim's memory freed by cgoom's process_mrelease: its CPU is said
 # (the bench counts cgoom's own work without it)
 rel=$(ev_num victim_exit release_cpu_ms)
