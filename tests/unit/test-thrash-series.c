@@ -214,16 +214,20 @@ static int sweep(const char *values, char **names, int n_names)
 {
 	uint64_t ms[16];
 	int n_ms = 0;
-	for (const char *v = values; *v && n_ms < 16;) {
+	for (const char *v = values;;) {
 		char *end;
 		unsigned long long x = strtoull(v, &end, 10);
-		if (end == v || x == 0 || x > 60000 || (*end && *end != ',')) {
-			fprintf(stderr, "test-thrash-series: --sweep wants milliseconds 1-60000, comma-separated: %s\n",
+		if (end == v || x == 0 || x > 60000 || (*end && *end != ',') || n_ms == 16) {
+			fprintf(stderr,
+				"test-thrash-series: --sweep wants 1 to 16 values of milliseconds 1-60000, "
+				"comma-separated: %s\n",
 				values);
 			return 2;
 		}
 		ms[n_ms++] = x;
-		v = *end ? end + 1 : end;
+		if (!*end)
+			break;
+		v = end + 1;
 	}
 	char *found[256];
 	if (n_names == 0) {
@@ -236,7 +240,10 @@ static int sweep(const char *values, char **names, int n_names)
 		while ((e = readdir(d)) && n_names < 256) {
 			size_t l = strlen(e->d_name);
 			if (l > 4 && strcmp(e->d_name + l - 4, ".txt") == 0)
-				found[n_names++] = strdup(e->d_name);
+				if (!(found[n_names++] = strdup(e->d_name))) {
+					fprintf(stderr, "test-thrash-series: out of memory\n");
+					return 2;
+				}
 		}
 		closedir(d);
 		qsort(found, (size_t)n_names, sizeof(*found), by_name);
@@ -267,11 +274,12 @@ static int sweep(const char *values, char **names, int n_names)
 			char a[32] = "-", o[32] = "-", q[32] = "-", f[32] = "-";
 			if (r.first_stall_ms > r.squeeze_ms)
 				snprintf(f, sizeof(f), "%.1f", (double)(r.first_stall_ms - r.squeeze_ms) / 1000.0);
-			if (acted)
+			/* a series without a squeeze mark counts from its start */
+			if (acted > r.squeeze_ms)
 				snprintf(a, sizeof(a), "%.1f", (double)(acted - r.squeeze_ms) / 1000.0);
 			if (r.oom_ms > r.squeeze_ms)
 				snprintf(o, sizeof(o), "%.1f", (double)(r.oom_ms - r.squeeze_ms) / 1000.0);
-			if (acted && r.oom_ms > r.squeeze_ms)
+			if (acted > r.squeeze_ms && r.oom_ms > r.squeeze_ms)
 				snprintf(q, sizeof(q), "%.2f",
 					 (double)(acted - r.squeeze_ms) / (double)(r.oom_ms - r.squeeze_ms));
 			printf("%-30s %17llu %8s %8s %7s %8s %6s\n", names[i], (unsigned long long)ms[j], f, a, by,
