@@ -278,13 +278,8 @@ static void report_kill(struct daemon *dm, struct domain *d, int sig, uint64_t t
 
 /* ---- the kill ---- */
 
-/* Takes d's standby's targets into d->kill (one call: the standby
- * keeps its decision, for the report) and signals them (then
- * process_mrelease, then the xattr count); *ret_signal_us: when the
- * signal went out. Allocates nothing (the targets hold the pidfds,
- * watches and exit flags). */
-static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
-			     uint64_t *ret_signal_us)
+int act_kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
+			  uint64_t *ret_signal_us)
 {
 	struct kill_state *k = &d->kill;
 	struct kill_targets *tg = &k->tg;
@@ -307,9 +302,9 @@ static int kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint6
 	if (tg->xattr_fd >= 0 && tg->res.n_signalled > 0)
 		sysd_xattr_add(tg->xattr_fd, "user.oomd_kill", (uint64_t)tg->res.n_signalled);
 	k->trigger_us = now;
-	act_note_kill(dm, d);
 	if (tg->res.n_signalled == 0)
-		return -ESRCH;
+		return -ESRCH; /* nothing changed: no standby or history is spent */
+	act_note_kill(dm, d);
 	for (size_t i = 0; i < tg->res.n_targets; i++) {
 		struct cgoom_kill_target *t = &tg->res.targets[i];
 		tg->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };
@@ -463,7 +458,7 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
 		}
 		uint64_t level_before = storm_level_before(dm, ev);
-		int kr = kill_from_standby(dm, d, sig, ev->t0, &t1);
+		int kr = act_kill_from_standby(dm, d, sig, ev->t0, &t1);
 		out = act_outcome_of(true, false, true, false, kr);
 		if (out == ACT_KILL)
 			storm_kill_started(dm, d, level_before, t1, standby_promise(sb));

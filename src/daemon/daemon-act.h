@@ -157,6 +157,13 @@ bool domains_overlap(const char *a, const char *b);
 /* A kill started in k: every domain that overlaps k counts it
  * (kills_seen). */
 void act_note_kill(struct daemon *dm, const struct domain *k);
+/* Takes d's standby's targets into d->kill (one call: the standby
+ * keeps its decision, for the report) and signals them (then
+ * process_mrelease, then the xattr count); *ret_signal_us: when the
+ * signal went out. Allocates nothing (the targets hold the pidfds,
+ * watches and exit flags). 0, or -ESRCH when nothing was signalled. */
+int act_kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t now,
+			  uint64_t *ret_signal_us);
 /* Forgets d's kill (the domain is being torn down). */
 void act_forget(struct daemon *dm, struct domain *d);
 

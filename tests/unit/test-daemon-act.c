@@ -8,6 +8,7 @@
  * standbys a kill makes stale (act_note_kill).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,9 +130,47 @@ static void test_kill_stales_overlapping_only(void)
 		CHECK_EQ_U64(ds[i].kills_seen, want[i] + 1);
 }
 
+/* A kill that signalled nobody (every victim gone before the signal)
+ * changed nothing: the overlapping domains' standbys and thrashing
+ * histories stand (kills_seen unchanged), so the retry 100 ms later
+ * can come from the same verdict. It once counted as a kill. */
+static void test_kill_of_nobody_not_counted(void)
+{
+	struct domain sys = { .system = true, .path = (char *)"/" };
+	struct domain a = { .path = (char *)"/a" };
+	struct domain *ptrs[] = { &sys, &a };
+	struct daemon dm;
+	memset(&dm, 0, sizeof(dm));
+	dm.domains = ptrs;
+	dm.n_domains = 2;
+	dm.epfd = -1;
+	dm.roots.cgroup_fd = -1;
+	struct standby *sb = calloc(1, sizeof(*sb));
+	CHECK(sb != NULL);
+	size_t budget = 10;
+	sb->ready = true;
+	sb->tg.res.targets = calloc(1, sizeof(*sb->tg.res.targets));
+	sb->tg.res.n_targets = 1;
+	/* gone: no pidfd to signal (kill.c skips it) */
+	sb->tg.res.targets[0] = (struct cgoom_kill_target){ .pid = 7, .pidfd = -1 };
+	sb->tg.watches = calloc(1, sizeof(*sb->tg.watches));
+	sb->tg.exited = calloc(1, sizeof(*sb->tg.exited));
+	sb->tg.xattr_fd = -1;
+	sb->tg.fd_count = &budget;
+	a.standby = sb;
+	uint64_t t1 = 0;
+	CHECK_EQ_INT(act_kill_from_standby(&dm, &a, SIGKILL, 1000, &t1), -ESRCH);
+	CHECK_EQ_INT(a.kill.tg.res.n_signalled, 0);
+	CHECK_EQ_U64(sys.kills_seen, 0);
+	CHECK_EQ_U64(a.kills_seen, 0);
+	kill_targets_free(&a.kill.tg);
+	standby_free(sb);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_outcome_table), TAP(test_retry_delay),
 					    TAP(test_take_targets), TAP(test_overlap),
-					    TAP(test_kill_stales_overlapping_only), { 0 } });
+					    TAP(test_kill_stales_overlapping_only),
+					    TAP(test_kill_of_nobody_not_counted), { 0 } });
 }
