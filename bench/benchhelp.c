@@ -38,7 +38,11 @@
  *       wakeup latency (actual wakeup minus due time). SIGUSR1 appends
  *       "worst_us N seq K" to OUT and resets the worst.
  *   benchhelp cpu PID
- *       print "cpu_ms N rss_kb N" (utime+stime of /proc/PID/stat, VmRSS)
+ *       print "cpu_ms N rss_kb N cpu_ns N": utime+stime of /proc/PID/stat
+ *       (every thread, the dead ones too, in whole clock ticks: 10 ms),
+ *       VmRSS, and the summed schedstat run time of its live threads in
+ *       ns (-1 unreadable); an idle cost over a minute is a few dozen
+ *       ticks, so it is taken from cpu_ns (guest.sh idle_cost)
  *   benchhelp churn OUT DIR RATE SECS KEEP LIMIT_BYTES
  *       cgroup churn at a steady RATE per second for SECS s (or until
  *       SIGTERM): makes DIR/x0, x1, ... on a fixed schedule (every 20 ms
@@ -541,7 +545,8 @@ static int cmd_cpu(int argc, char **argv)
 		rss = field_after(buf, "VmRSS:");
 	if (fd >= 0)
 		close(fd);
-	printf("cpu_ms %llu rss_kb %lld\n", (ut + st) * 1000ULL / (unsigned long long)hz, rss);
+	printf("cpu_ms %llu rss_kb %lld cpu_ns %lld\n", (ut + st) * 1000ULL / (unsigned long long)hz, rss,
+	       proc_cpu_ns(argv[2]));
 	return 0;
 }
 

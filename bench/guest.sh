@@ -7,7 +7,7 @@
 #               killer=T|kernel|unknown kernel_kills=N cg_oom_kills=N
 #               probe_ms=.. rate_mibs=.. cross_gap_us=.. band_ms=..
 #               band_cpu_ms=.. psi_lead_ms=.. exit=.. mon_*=..
-#   BENCH-IDLE  tool=T secs=N cpu_ms=N rss_kb=N
+#   BENCH-IDLE  tool=T secs=N cpu_ms=N cpu_from=schedstat|ticks rss_kb=N
 #   BENCH-CANNOT tool=T scen=S reason...
 #
 # Every run measures from the same reference line: MemAvailable crossing
@@ -499,10 +499,15 @@ idle_cost() {
 	[ -n "$TPID" ] || return 0
 	sleep 2
 	set -- $(benchhelp cpu $TPID)
-	c0=$2
+	c0=$2 n0=$6
 	sleep "$IDLE"
 	set -- $(benchhelp cpu $TPID)
-	out "BENCH-IDLE tool=$TOOL secs=$IDLE cpu_ms=$(($2 - c0)) rss_kb=$4"
+	# the live threads' schedstat time (ns), unless a thread that died
+	# in between took more than the ticks' 20 ms of rounding with it
+	cpu=$(awk -v t="$(($2 - c0))" -v a="$n0" -v b="$6" 'BEGIN {
+		if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat", (b - a) / 1e6
+		else printf "%d ticks", t }')
+	out "BENCH-IDLE tool=$TOOL secs=$IDLE cpu_ms=${cpu% *} cpu_from=${cpu#* } rss_kb=$4"
 	tool_stop
 }
 

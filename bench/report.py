@@ -141,14 +141,16 @@ def main(path):
 
     if idle:
         print()
-        print("idle cost (daemon alone, no scenario): CPU time (utime+stime) and RSS")
+        print("idle cost (daemon alone, no scenario): CPU time (schedstat run time, or"
+              " utime+stime in ticks where said) and RSS")
         for t in TOOLS:
             if t in idle:
                 d = idle[t]
                 secs = float(d["secs"])
                 cpu = float(d["cpu_ms"])
-                print("  %-9s %5.0f s idle: cpu %6.0f ms (%.2f%% of one CPU), RSS %6s KiB"
-                      % (t, secs, cpu, cpu / secs / 10.0, d["rss_kb"]))
+                print("  %-9s %5.0f s idle: cpu %7.1f ms (%.2f%% of one CPU)%s, RSS %6s KiB"
+                      % (t, secs, cpu, cpu / secs / 10.0,
+                         " [ticks]" if d.get("cpu_from") == "ticks" else "", d["rss_kb"]))
     if cannot:
         print()
         print("could not run:")
