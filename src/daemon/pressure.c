@@ -190,11 +190,8 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 		cgoom_thrash_reset(st);
 		pr->kills_at = d->kills_seen;
 	}
-	if (s->kill_active) {
-		/* what came before the kill is spent: start over after it */
-		cgoom_thrash_reset(st);
-		return;
-	}
+	if (s->kill_active)
+		return; /* not fed while a victim dies; the kill spent the history above */
 	if (!watched) {
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, 0);
 		if (st->have_last && s->at_us > st->last.at_us + WATCH_AFTER_US &&
