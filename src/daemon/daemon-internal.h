@@ -678,9 +678,13 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
  * second since it was last read. */
 bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
 		     uint64_t now);
-/* Whether the system domain is watched at `now` after seeing psi (NULL:
- * not read this sample). */
-bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now);
+/* Whether the system domain is watched at s->at_us after seeing psi
+ * (NULL: not read this sample): "some" pressure seen in the last 5 s and
+ * MemAvailable under 1.5x the thrash rules' short line (pressure.c). */
+bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		    const struct trigger_sample *s);
+bool pressure_system_watched(const struct daemon *dm, const struct domain *d,
+			     const struct trigger_sample *s);
 void pressure_free(struct domain *d);
 /* Prometheus gauges of the watched domains' pressure: stall, thrashing,
  * swap and its rate, zram (doc/metrics.md). */

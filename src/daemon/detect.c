@@ -226,7 +226,7 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	struct cgoom_pressure psi;
 	bool psi_ok = pressure_wanted(d, s, psi_fired, now) && domain_pressure(dm, d, &psi) == 0;
 	d->pressure_woke = false;
-	bool watched = pressure_watch(d, psi_ok ? &psi : NULL, now);
+	bool watched = pressure_watch(dm, d, psi_ok ? &psi : NULL, s);
 	psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
 	 * meminfo: read it whole with every sample only near the line, on a

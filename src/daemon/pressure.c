@@ -9,7 +9,8 @@
  * system reads its PSI file (two lines) once a second, or when the
  * kernel's PSI "some" trigger wakes the loop (pressure started), or when
  * memory is short; a "some" stall of 1% of the time since the previous
- * read, or more, makes it watched for WATCH_AFTER_US, and a watched system
+ * read, or more, makes it watched for WATCH_AFTER_US while MemAvailable
+ * is under 1.5x the short line (system_near_short), and a watched system
  * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
  * and is sampled at least every THRASH_PACE_US (trigger-thrash.c). A cgroup domain is watched while memory.current is within
  * its margin of memory.max (it can thrash only at its limit) and then
@@ -49,8 +50,33 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
 	       mem_short || now >= d->psi_some_at + PSI_IDLE_US;
 }
 
-bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t now)
+/* The system's windows count only while memory is short (thrash.c
+ * short_of: MemAvailable under mem_short of MemTotal, 10%). It is
+ * watched from half that again above it (15%): the history has its first
+ * point before the first short window, one sample late at most when
+ * memory falls faster than that, and a job throttled at its memory.high
+ * that keeps PSI "some" up on a machine with memory to spare does not
+ * keep the system sampled every 250 ms with /proc/vmstat for windows that
+ * cannot count (bench/swap h-high: 1.1 s of CPU in 45 s, MemAvailable 18%
+ * at its lowest). */
+static bool system_near_short(const struct daemon *dm, const struct trigger_sample *s)
 {
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(&dm->cfg, &p);
+	uint64_t at = (uint64_t)p.mem_short + p.mem_short / 2; /* per 10000 */
+	return s->mem_total > 0 && s->lv.mem_available / (s->mem_total / 10000 + 1) < at;
+}
+
+bool pressure_system_watched(const struct daemon *dm, const struct domain *d,
+			     const struct trigger_sample *s)
+{
+	return s->at_us < d->watch_until_us && system_near_short(dm, s);
+}
+
+bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
+		    const struct trigger_sample *s)
+{
+	uint64_t now = s->at_us;
 	if (psi && psi->some.present) {
 		uint64_t grew = psi->some.total_us > d->psi_some_last
 					? psi->some.total_us - d->psi_some_last
@@ -62,7 +88,7 @@ bool pressure_watch(struct domain *d, const struct cgoom_pressure *psi, uint64_t
 		if (grew > 0 && grew >= since / 100)
 			d->watch_until_us = now + WATCH_AFTER_US;
 	}
-	return now < d->watch_until_us;
+	return pressure_system_watched(dm, d, s);
 }
 
 /* ---- zram ---- */
@@ -210,7 +236,7 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s)
 {
-	bool watched = s->at_us < d->watch_until_us;
+	bool watched = pressure_system_watched(dm, d, s);
 	struct cgoom_pressure_point pt = {
 		.at_us = s->at_us,
 		.mem_total = s->mem_total,
