@@ -51,22 +51,32 @@ static void test_retry_delay(void)
 		CHECK(standby_retry_delay_us(f + 1) >= standby_retry_delay_us(f));
 }
 
-static void test_take_targets(void)
+/* A ready standby whose n targets (PIDs 7, 8, ...) have no pidfd: gone
+ * before the signal (kill.c skips them); NULL when out of memory. */
+static struct standby *standby_of_gone(size_t n, size_t *budget)
 {
 	struct standby *sb = calloc(1, sizeof(*sb));
-	CHECK(sb != NULL);
-	size_t budget = 10;
+	if (!sb)
+		return NULL;
 	sb->ready = true;
-	sb->tg.res.targets = calloc(2, sizeof(*sb->tg.res.targets));
-	sb->tg.res.n_targets = 2;
-	sb->tg.res.targets[0] = (struct cgoom_kill_target){ .pid = 7, .pidfd = -1 };
-	sb->tg.res.targets[1] = (struct cgoom_kill_target){ .pid = 8, .pidfd = -1 };
-	sb->tg.watches = calloc(2, sizeof(*sb->tg.watches));
-	sb->tg.exited = calloc(2, sizeof(*sb->tg.exited));
-	sb->tg.scope_path = strdup("/a/b");
+	sb->tg.res.targets = calloc(n, sizeof(*sb->tg.res.targets));
+	sb->tg.res.n_targets = n;
+	for (size_t i = 0; i < n; i++)
+		sb->tg.res.targets[i] = (struct cgoom_kill_target){ .pid = 7 + (pid_t)i, .pidfd = -1 };
+	sb->tg.watches = calloc(n, sizeof(*sb->tg.watches));
+	sb->tg.exited = calloc(n, sizeof(*sb->tg.exited));
 	sb->tg.xattr_fd = -1;
+	sb->tg.fd_count = budget;
+	return sb;
+}
+
+static void test_take_targets(void)
+{
+	size_t budget = 10;
+	struct standby *sb = standby_of_gone(2, &budget);
+	CHECK(sb != NULL && sb->tg.res.targets && sb->tg.watches && sb->tg.exited);
+	sb->tg.scope_path = strdup("/a/b");
 	sb->tg.n_fds = 3;
-	sb->tg.fd_count = &budget;
 	struct kill_targets *before = &sb->tg;
 	struct cgoom_kill_target *targets = sb->tg.res.targets;
 
@@ -145,18 +155,9 @@ static void test_kill_of_nobody_not_counted(void)
 	dm.n_domains = 2;
 	dm.epfd = -1;
 	dm.roots.cgroup_fd = -1;
-	struct standby *sb = calloc(1, sizeof(*sb));
-	CHECK(sb != NULL);
 	size_t budget = 10;
-	sb->ready = true;
-	sb->tg.res.targets = calloc(1, sizeof(*sb->tg.res.targets));
-	sb->tg.res.n_targets = 1;
-	/* gone: no pidfd to signal (kill.c skips it) */
-	sb->tg.res.targets[0] = (struct cgoom_kill_target){ .pid = 7, .pidfd = -1 };
-	sb->tg.watches = calloc(1, sizeof(*sb->tg.watches));
-	sb->tg.exited = calloc(1, sizeof(*sb->tg.exited));
-	sb->tg.xattr_fd = -1;
-	sb->tg.fd_count = &budget;
+	struct standby *sb = standby_of_gone(1, &budget);
+	CHECK(sb != NULL && sb->tg.res.targets && sb->tg.watches && sb->tg.exited);
 	a.standby = sb;
 	uint64_t t1 = 0;
 	CHECK_EQ_INT(act_kill_from_standby(&dm, &a, SIGKILL, 1000, &t1), -ESRCH);
