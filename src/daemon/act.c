@@ -302,9 +302,13 @@ int act_kill_from_standby(struct daemon *dm, struct domain *d, int sig, uint64_t
 	if (tg->xattr_fd >= 0 && tg->res.n_signalled > 0)
 		sysd_xattr_add(tg->xattr_fd, "user.oomd_kill", (uint64_t)tg->res.n_signalled);
 	k->trigger_us = now;
-	if (tg->res.n_signalled == 0)
-		return -ESRCH; /* nothing changed: no standby or history is spent */
+	/* counted also when every victim was gone: they exited (or the
+	 * kernel killed them while this decision was confirmed), so what
+	 * they held was freed, and the standbys and thrashing histories from
+	 * before are as stale as after a kill of cgoom's */
 	act_note_kill(dm, d);
+	if (tg->res.n_signalled == 0)
+		return -ESRCH;
 	for (size_t i = 0; i < tg->res.n_targets; i++) {
 		struct cgoom_kill_target *t = &tg->res.targets[i];
 		tg->watches[i] = (struct watch){ .kind = W_PIDFD, .d = d, .target = i };

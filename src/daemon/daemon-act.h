@@ -154,8 +154,8 @@ int act_inflight(const struct daemon *dm, struct inflight *ret);
 /* Pure: whether cgroup paths a and b ("/", "/a/b") overlap: one is the
  * other or below it. */
 bool domains_overlap(const char *a, const char *b);
-/* A kill started in k: every domain that overlaps k counts it
- * (kills_seen). */
+/* A kill started in k (also one that found every victim gone): every
+ * domain that overlaps k counts it (kills_seen). */
 void act_note_kill(struct daemon *dm, const struct domain *k);
 /* Takes d's standby's targets into d->kill (one call: the standby
  * keeps its decision, for the report) and signals them (then

@@ -140,19 +140,21 @@ static void test_kill_stales_overlapping_only(void)
 		CHECK_EQ_U64(ds[i].kills_seen, want[i] + 1);
 }
 
-/* A kill that signalled nobody (every victim gone before the signal)
- * changed nothing: the overlapping domains' standbys and thrashing
- * histories stand (kills_seen unchanged), so the retry 100 ms later
- * can come from the same verdict. It once counted as a kill. */
-static void test_kill_of_nobody_not_counted(void)
+/* A kill that found every victim gone (exited, or killed by the kernel
+ * while the decision was confirmed) counts as a kill for the overlapping
+ * domains (kills_seen), only for them: what the victims held was freed,
+ * so the standbys and thrashing histories from before are stale, and the
+ * retry 100 ms later must not fire again on the windows before it. */
+static void test_kill_of_gone_victims_counted(void)
 {
 	struct domain sys = { .system = true, .path = (char *)"/" };
 	struct domain a = { .path = (char *)"/a" };
-	struct domain *ptrs[] = { &sys, &a };
+	struct domain b = { .path = (char *)"/b" };
+	struct domain *ptrs[] = { &sys, &a, &b };
 	struct daemon dm;
 	memset(&dm, 0, sizeof(dm));
 	dm.domains = ptrs;
-	dm.n_domains = 2;
+	dm.n_domains = 3;
 	dm.epfd = -1;
 	dm.roots.cgroup_fd = -1;
 	size_t budget = 10;
@@ -162,8 +164,10 @@ static void test_kill_of_nobody_not_counted(void)
 	uint64_t t1 = 0;
 	CHECK_EQ_INT(act_kill_from_standby(&dm, &a, SIGKILL, 1000, &t1), -ESRCH);
 	CHECK_EQ_INT(a.kill.tg.res.n_signalled, 0);
-	CHECK_EQ_U64(sys.kills_seen, 0);
-	CHECK_EQ_U64(a.kills_seen, 0);
+	CHECK(!kl_active(&a.kill.lc)); /* no kill to wait for */
+	CHECK_EQ_U64(sys.kills_seen, 1);
+	CHECK_EQ_U64(a.kills_seen, 1);
+	CHECK_EQ_U64(b.kills_seen, 0);
 	kill_targets_free(&a.kill.tg);
 	standby_free(sb);
 }
@@ -173,5 +177,5 @@ int main(void)
 	return tap_run((struct tap_test[]){ TAP(test_outcome_table), TAP(test_retry_delay),
 					    TAP(test_take_targets), TAP(test_overlap),
 					    TAP(test_kill_stales_overlapping_only),
-					    TAP(test_kill_of_nobody_not_counted), { 0 } });
+					    TAP(test_kill_of_gone_victims_counted), { 0 } });
 }
