@@ -422,8 +422,9 @@ struct domain {
 	int sample_err;                /* the last sample's failed read (-errno), or 0 */
 	const char *sample_err_file;   /* ... and its file */
 	/* thrashing (pressure.c): the history is kept while the domain is
-	 * watched (pressure seen in the last WATCH_AFTER_US; a cgroup at its
-	 * limit), allocated when it is first watched */
+	 * watched (the system: pressure seen in the last WATCH_AFTER_US with
+	 * MemAvailable under 15%; a cgroup at its limit), allocated when it
+	 * is first watched */
 	struct domain_pressure {
 		struct cgoom_thrash_state st;
 		struct cgoom_thrash_facts facts; /* what the last sample judged (metrics) */
@@ -432,7 +433,7 @@ struct domain {
 	} *pressure;
 	uint64_t psi_some_last;   /* PSI some total when last read ... */
 	uint64_t psi_some_at;     /* ... and when */
-	uint64_t watch_until_us;  /* watched until then */
+	uint64_t watch_until_us;  /* pressure seen: watched until then while memory is near short */
 	bool pressure_woke;       /* the kernel's PSI "some" trigger woke the loop */
 
 	struct cgnode *node; /* discover.c's node of its directory, or NULL */
@@ -666,8 +667,10 @@ void trigger_fields(const struct trigger_event *ev, struct cgoom_strbuf *f);
 /* The domain's PSI file parsed (some and full totals). */
 int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret);
 /* Feeds d's thrashing history with the sample's pressure when d is
- * watched (pressure seen lately; a cgroup at its limit), reading what
- * that needs (/proc/vmstat or memory.stat, swap, zram), and judges it
+ * watched (the system: pressure seen lately with MemAvailable under 15%,
+ * and its levels alone while pressure was seen but memory was not near
+ * short; a cgroup at its limit), reading what that needs (/proc/vmstat
+ * or memory.stat, swap, zram), and judges it
  * into s->thrash. psi: the PSI file as read for this sample (NULL: not
  * read); reclaim: /proc/vmstat's counters if this sample read them. */
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,

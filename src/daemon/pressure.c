@@ -199,8 +199,11 @@ static void reclaim_into(const struct cgoom_reclaim *rc, struct cgoom_pressure_p
 }
 
 /* Feeds pt into d's history when watched (forgetting a history gone
- * stale), and judges it into s->thrash. */
-static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
+ * stale), and judges it into s->thrash. gap: not watched, but pt (its
+ * levels only) goes into the history there is, so that the windows across
+ * the time not watched count as no stall (a run of short windows does
+ * not go on over a stretch when memory was not short). */
+static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched, bool gap,
 			   const struct cgoom_pressure_point *pt, struct trigger_sample *s)
 {
 	s->watched = watched;
@@ -218,7 +221,9 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 	}
 	if (s->kill_active)
 		return; /* not fed while a victim dies; the kill spent the history above */
-	if (!watched) {
+	if (!watched && gap) {
+		cgoom_thrash_feed(st, pt);
+	} else if (!watched) {
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, 0);
 		if (st->have_last && s->at_us > st->last.at_us + WATCH_AFTER_US &&
 		    (!w || s->at_us > w->end_us + WATCH_AFTER_US))
@@ -236,7 +241,10 @@ static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched,
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s)
 {
-	bool watched = pressure_system_watched(dm, d, s);
+	/* pressure seen lately but memory not near short: its levels go
+	 * into the history there is (no PSI, vmstat or zram read for it) */
+	bool pressured = s->at_us < d->watch_until_us;
+	bool watched = pressured && system_near_short(dm, s);
 	struct cgoom_pressure_point pt = {
 		.at_us = s->at_us,
 		.mem_total = s->mem_total,
@@ -252,7 +260,7 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 			zram_read(dm, &d->sys, &pt);
 		}
 	}
-	feed_and_judge(dm, d, watched, &pt, s);
+	feed_and_judge(dm, d, watched, pressured, &pt, s);
 }
 
 void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s)
@@ -273,7 +281,7 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
 		psi_into(&psi, &pt);
 	if (watched)
 		reclaim_into(&cg->reclaim, &pt);
-	feed_and_judge(dm, d, watched, &pt, s);
+	feed_and_judge(dm, d, watched, false, &pt, s);
 }
 
 /* ---- metrics ---- */

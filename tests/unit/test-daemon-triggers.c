@@ -566,19 +566,20 @@ static void test_history_spent_by_kill(void)
 	free(dm);
 }
 
-/* A system sample with "some" pressure at 5% of the time since the last
- * and MemAvailable at `avail_pct` of 1 GiB: whether it is watched (-1:
- * the sample and the history disagree). */
-static int watched_at(struct daemon *dm, struct domain *d, uint64_t i, unsigned avail_pct)
+/* A system sample i (every 250 ms) with "some" pressure 5% and "full"
+ * 50% of the time since the last and MemAvailable at `avail_pct` of 1
+ * GiB, as detect_system takes it: whether it is watched. */
+static bool watched_at(struct daemon *dm, struct domain *d, uint64_t i, unsigned avail_pct,
+		       struct trigger_sample *s)
 {
-	struct trigger_sample s = { .at_us = 1000000 + i * 250000, .mem_total = 1 * GiB };
-	s.lv.mem_available = (uint64_t)avail_pct * GiB / 100;
+	*s = (struct trigger_sample){ .at_us = 1000000 + i * 250000, .mem_total = 1 * GiB };
+	s->lv.mem_available = (uint64_t)avail_pct * GiB / 100;
 	struct cgoom_pressure psi = { .some = { .present = true, .total_us = i * 12500 },
-				      .full = { .present = true, .total_us = i * 2500 } };
+				      .full = { .present = true, .total_us = i * 125000 } };
 	struct cgoom_reclaim rc = { 0 };
-	bool w = pressure_watch(dm, d, &psi, &s);
-	pressure_system(dm, d, &psi, &rc, &s);
-	return s.watched == w ? w : -1;
+	bool w = pressure_watch(dm, d, &psi, s);
+	pressure_system(dm, d, &psi, &rc, s);
+	return w;
 }
 
 /* Stalls with memory to spare (a job throttled at its memory.high) do
@@ -593,15 +594,48 @@ static void test_watched_only_near_short(void)
 	struct domain *doms[] = { &d };
 	dm->domains = doms;
 	dm->n_domains = 1;
+	struct trigger_sample s;
 	uint64_t i = 0;
-	for (; i < 20; i++)
-		CHECK_EQ_INT(watched_at(dm, &d, i, 18), 0);
+	for (; i < 20; i++) {
+		CHECK(!watched_at(dm, &d, i, 18, &s));
+		CHECK(!s.watched);
+	}
 	CHECK(d.watch_until_us > 1000000 + (i - 1) * 250000); /* the pressure was seen */
 	CHECK(d.pressure == NULL);                             /* no history kept for it */
-	CHECK_EQ_INT(watched_at(dm, &d, i++, 14), 1);
-	CHECK_EQ_INT(watched_at(dm, &d, i++, 9), 1);
+	CHECK(watched_at(dm, &d, i++, 14, &s) && s.watched);
+	CHECK(watched_at(dm, &d, i++, 9, &s) && s.watched);
 	CHECK(d.pressure && d.pressure->watched);
-	CHECK_EQ_INT(watched_at(dm, &d, i++, 40), 0);
+	CHECK(!watched_at(dm, &d, i++, 40, &s) && !s.watched);
+	pressure_free(&d);
+	free(dm);
+}
+
+/* Short under a stall, then 2 s with memory to spare (not watched:
+ * over 15%) under the same stall, then short again: the run starts over,
+ * as when those samples were watched and counted as not short. Fed
+ * nothing over the gap, the window across it was judged by its end
+ * alone and the run went on over it. */
+static void test_unwatched_gap_breaks_run(void)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	dm->cfg = cfg;
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct domain *doms[] = { &d };
+	dm->domains = doms;
+	dm->n_domains = 1;
+	struct trigger_sample s;
+	uint64_t i = 0;
+	for (; i < 13; i++)
+		watched_at(dm, &d, i, 9, &s);
+	CHECK(s.watched);
+	CHECK(s.thrash.thrashing_us >= 2500000); /* 3 s short under a 50% stall */
+	for (uint64_t end = i + 8; i < end; i++)
+		CHECK(!watched_at(dm, &d, i, 16, &s));
+	for (uint64_t end = i + 3; i < end; i++)
+		watched_at(dm, &d, i, 9, &s);
+	CHECK(s.watched);
+	CHECK(s.thrash.thrashing_us > 0);
+	CHECK(s.thrash.thrashing_us <= 1000000); /* since the gap, not 5 s */
 	pressure_free(&d);
 	free(dm);
 }
@@ -658,6 +692,7 @@ int main(void)
 		TAP(test_pressure_metrics),
 		TAP(test_history_spent_by_kill),
 		TAP(test_watched_only_near_short),
+		TAP(test_unwatched_gap_breaks_run),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
