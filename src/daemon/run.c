@@ -426,8 +426,8 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	}
 	/* while a domain nears its line, it comes first: a quarter of the
 	 * slice for the quiet ones */
-	uint64_t slice_end = 0; /* read the clock only when a budget check is due */
-	if (n > n_time)
+	uint64_t slice_end = 0; /* the clock is looked at from the second budget check on */
+	if (n > n_time + 1)
 		slice_end = cgfs_now_us() + (busy ? SCHED_PROBE_SLICE_US / 4 : SCHED_PROBE_SLICE_US);
 	dm->sched.behind = false;
 	for (size_t i = n_time; i < n; i++) {
