@@ -150,7 +150,7 @@ def main(path):
                 cpu = float(d["cpu_ms"])
                 print("  %-9s %5.0f s idle: cpu %7.1f ms (%.2f%% of one CPU)%s, RSS %6s KiB"
                       % (t, secs, cpu, cpu / secs / 10.0,
-                         " [ticks]" if d.get("cpu_from") == "ticks" else "", d["rss_kb"]))
+                         " [ticks]" if d.get("cpu_from", "ticks") == "ticks" else "", d["rss_kb"]))
     if cannot:
         print()
         print("could not run:")
