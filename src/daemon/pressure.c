@@ -57,8 +57,9 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
  * memory falls faster than that, and a job throttled at its memory.high
  * that keeps PSI "some" up on a machine with memory to spare does not
  * keep the system sampled every 250 ms with /proc/vmstat for windows that
- * cannot count (bench/swap h-high: 1.1 s of CPU in 45 s, MemAvailable 18%
- * at its lowest). */
+ * cannot count. (It was thought to be cgoom's CPU in bench/swap's h-high,
+ * MemAvailable 18% at its lowest; with the gate that stayed 1.0 s in 45 s,
+ * 1001 against 1080 ms: the cost is elsewhere.) */
 static bool system_near_short(const struct daemon *dm, const struct trigger_sample *s)
 {
 	struct cgoom_thrash_params p;

@@ -585,7 +585,7 @@ static bool watched_at(struct daemon *dm, struct domain *d, uint64_t i, unsigned
 /* Stalls with memory to spare (a job throttled at its memory.high) do
  * not keep the system watched: its windows count only while memory is
  * short (under 10%), so it is watched from 15% down. At 18% it once was,
- * every 250 ms with /proc/vmstat, all through bench/swap's h-high. */
+ * every 250 ms with /proc/vmstat (bench/swap's h-high). */
 static void test_watched_only_near_short(void)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
