@@ -521,6 +521,18 @@ static void test_approach_near_firing(void)
 
 /* One sample of a system whose swap fills at 30 MiB/s under a 50% full
  * stall while MemAvailable is 2% of MemTotal, every 100 ms. */
+/* A daemon with the test's configuration and doms[0] as its one domain. */
+static struct daemon *daemon_of(struct domain **doms)
+{
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	if (!dm)
+		return NULL;
+	dm->cfg = cfg;
+	dm->domains = doms;
+	dm->n_domains = 1;
+	return dm;
+}
+
 static void filling_sample(struct daemon *dm, struct domain *d, uint64_t i, struct trigger_sample *s)
 {
 	*s = (struct trigger_sample){ .at_us = 1000000 + i * 100000, .mem_total = 1 * GiB };
@@ -540,12 +552,10 @@ static void test_history_spent_by_kill(void)
 	 * sees it dying (no sample with kill_active): the next sample must
 	 * not judge what came before the kill again (it once did, and killed
 	 * a second victim on the same numbers, 0.3 s after the first) */
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	dm->cfg = cfg;
 	struct domain d = { .system = true, .path = (char *)"/", .watch_until_us = UINT64_MAX };
 	struct domain *doms[] = { &d };
-	dm->domains = doms;
-	dm->n_domains = 1;
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
 	struct trigger_sample s;
 	uint64_t i = 0;
 	for (; i <= 300; i++)
@@ -588,12 +598,10 @@ static bool watched_at(struct daemon *dm, struct domain *d, uint64_t i, unsigned
  * every 250 ms with /proc/vmstat (bench/swap's h-high). */
 static void test_watched_only_near_short(void)
 {
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	dm->cfg = cfg;
 	struct domain d = { .system = true, .path = (char *)"/" };
 	struct domain *doms[] = { &d };
-	dm->domains = doms;
-	dm->n_domains = 1;
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
 	struct trigger_sample s;
 	uint64_t i = 0;
 	for (; i < 20; i++) {
@@ -617,12 +625,10 @@ static void test_watched_only_near_short(void)
  * alone and the run went on over it. */
 static void test_unwatched_gap_breaks_run(void)
 {
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	dm->cfg = cfg;
 	struct domain d = { .system = true, .path = (char *)"/" };
 	struct domain *doms[] = { &d };
-	dm->domains = doms;
-	dm->n_domains = 1;
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
 	struct trigger_sample s;
 	uint64_t i = 0;
 	for (; i < 13; i++)
