@@ -154,6 +154,13 @@ void map_free(struct map *m);
 #define DISCOVER_SLOW_US 120000000ULL
 /* ... and without it (or some cgroup unwatched, or unreadable). */
 #define DISCOVER_FAST_US 3000000ULL
+/* A directory with DISCOVER_NOISE_MAX events within
+ * DISCOVER_NOISE_WINDOW_US that nothing looks at (kernfs notifying a
+ * throttled cgroup's memory.events) has its file writes checked every
+ * DISCOVER_MUTE_US instead (discover.c). */
+#define DISCOVER_NOISE_MAX 10U
+#define DISCOVER_NOISE_WINDOW_US 1000000ULL
+#define DISCOVER_MUTE_US 10000000ULL
 
 struct cgnode;
 struct discover {
@@ -171,13 +178,24 @@ struct discover {
 	 * sample now; vanished ones are marked d->vanished */
 	struct domain **news, **pokes;
 	size_t n_news, cap_news, n_pokes, cap_pokes;
+	bool any_vanished; /* a domain marked d->vanished since the loop looked */
+	/* noisy directories, in the order they get IN_MODIFY back */
+	struct cgnode **muted;
+	size_t n_muted, cap_muted;
+	uint64_t mutes, events; /* times one was muted, events read (the debug line's) */
 };
 int discover_init(struct daemon *dm);
 /* A full walk: nodes and watches made, domains added or marked vanished. */
 void discover_walk(struct daemon *dm, uint64_t now);
-/* Reads and handles the inotify events waiting. */
-void discover_read(struct daemon *dm);
+/* Reads and handles the inotify events waiting; how many there were. */
+size_t discover_read(struct daemon *dm, uint64_t now);
 uint64_t discover_next_walk_us(const struct daemon *dm);
+/* When the first noisy directory gets IN_MODIFY back (UINT64_MAX: none
+ * muted), and giving it back to those due (within SCHED_EARLY_MAX_US). */
+uint64_t discover_next_unmute_us(const struct daemon *dm);
+void discover_unmute_due(struct daemon *dm, uint64_t now);
+/* For tests: -1 no such memcg directory, 0 watched, 1 muted. */
+int discover_node_state(const struct daemon *dm, const char *path);
 
 /* d is being torn down: its node forgets it. */
 void discover_forget(struct daemon *dm, struct domain *d);

@@ -16,6 +16,14 @@
  *     have, so they are walked;
  *   - memory.events changed (kernfs notifies it): a domain without kept
  *     files (fds.c) is sampled, the wake-up its events fd would give.
+ * A directory whose files change on their own (a cgroup at its
+ * memory.high: kernfs notifies memory.events up to 100 times a second,
+ * and every ancestor's too) would wake the loop for events it has no use
+ * for: after DISCOVER_NOISE_MAX such events within a second its watch
+ * loses IN_MODIFY for DISCOVER_MUTE_US (made and removed children are
+ * still seen at once), and when it gets it back what a write could have
+ * changed meanwhile is checked: its memory.max, and its children when
+ * the memory controller came or went in its cgroup.subtree_control.
  * A directory is watched before its memory.max is read and before its
  * children are listed, so nothing made in between is missed. A full
  * walk still runs every DISCOVER_SLOW_US as a consistency check, and
@@ -46,12 +54,20 @@
 /* no IN_DONT_FOLLOW: the path is /proc/self/fd/N, a link to the
  * directory opened with O_NOFOLLOW */
 #define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+/* a noisy directory's watch: children made and removed only */
+#define MUTED_MASK (WATCH_MASK & ~IN_MODIFY)
 
 struct cgnode {
 	char *path; /* "/a/b" */
 	int wd;     /* its inotify watch, or -1 */
 	bool seen;  /* walk mark */
 	struct domain *d; /* its domain, or NULL */
+	/* noise: events of its files nothing looks at, counted per second */
+	uint64_t noise_since_us;
+	unsigned noise;
+	uint64_t unmute_us; /* muted until then (0: not muted) */
+	bool mute_said;     /* its first mute is logged, the rest at debug */
+	bool sub_memory;    /* when muted: memory in its cgroup.subtree_control */
 };
 
 /* ---- lists for the loop ---- */
@@ -70,9 +86,22 @@ static void poke(struct daemon *dm, struct domain *d)
 
 /* ---- nodes ---- */
 
+static void unlist_muted(struct discover *ds, struct cgnode *n)
+{
+	for (size_t i = 0; i < ds->n_muted; i++)
+		if (ds->muted[i] == n) {
+			memmove(&ds->muted[i], &ds->muted[i + 1], (ds->n_muted - i - 1) * sizeof(*ds->muted));
+			ds->n_muted--;
+			break;
+		}
+	n->unmute_us = 0;
+}
+
 static void node_free(struct daemon *dm, struct cgnode *n)
 {
 	struct discover *ds = &dm->disc;
+	if (n->unmute_us)
+		unlist_muted(ds, n);
 	map_del_str(&ds->by_path, n->path);
 	if (n->wd >= 0) {
 		map_del_int(&ds->by_wd, n->wd);
@@ -85,6 +114,7 @@ static void node_free(struct daemon *dm, struct cgnode *n)
 		if (!n->d->dead && !n->d->vanished) {
 			log_info("domain %s: gone (removed)", n->d->path);
 			n->d->vanished = true;
+			ds->any_vanished = true;
 		}
 	}
 	free(n->path);
@@ -143,11 +173,11 @@ struct domain *domains_find(struct daemon *dm, const char *path)
 
 /* ---- reading a cgroup ---- */
 
-/* 1 or 0: whether the directory's cgroup.controllers lists memory;
- * -errno when it cannot be read. */
-static int lists_memory(struct daemon *dm, int dirfd)
+/* 1 or 0: whether the directory's `file` (cgroup.controllers,
+ * cgroup.subtree_control) lists memory; -errno when it cannot be read. */
+static int lists_memory(struct daemon *dm, int dirfd, const char *file)
 {
-	int fd = openat(dirfd, "cgroup.controllers", RDONLY);
+	int fd = openat(dirfd, file, RDONLY);
 	if (fd < 0)
 		return -errno;
 	size_t len;
@@ -200,6 +230,7 @@ static void check_limit(struct daemon *dm, struct cgnode *n, int fd, bool on_eve
 	if (n->d && finite == 0 && !n->d->dead && !n->d->vanished) {
 		log_info("domain %s: gone (memory.max is max now)", n->path);
 		n->d->vanished = true;
+		dm->disc.any_vanished = true;
 		n->d->node = NULL;
 		n->d = NULL;
 	} else if (n->d && finite != 0) {
@@ -253,7 +284,7 @@ static void visit(struct daemon *dm, int pfd, const char *ppath, const char *nam
 	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
 	if (!n) {
 		/* a cgroup without the memory controller has no memcg children */
-		int mem = lists_memory(dm, fd);
+		int mem = lists_memory(dm, fd, "cgroup.controllers");
 		if (mem < 0 && !vanished_errno(mem))
 			walk_failed(dm, path, "cgroup.controllers", mem);
 		if (mem > 0 && !(n = node_new(dm, path, fd)))
@@ -406,35 +437,103 @@ static void child_gone(struct daemon *dm, struct cgnode *n, const char *name)
 		node_free(dm, c);
 }
 
-/* A file of node n was written or changed. */
-static void file_changed(struct daemon *dm, struct cgnode *n, const char *name)
+/* A file of node n was written or changed: false when nothing looks at
+ * that file there (its noise). */
+static bool file_changed(struct daemon *dm, struct cgnode *n, const char *name)
 {
 	bool max = strcmp(name, "memory.max") == 0;
 	bool subtree = strcmp(name, "cgroup.subtree_control") == 0;
 	if (strcmp(name, "memory.high") == 0) {
 		poke(dm, n->d);
-		return;
+		return true;
 	}
 	if (strcmp(name, "memory.events") == 0) {
-		if (n->d && !n->d->kept)
-			poke(dm, n->d); /* no events fd of its own: this is its wake-up */
-		return;
+		if (!n->d || n->d->kept)
+			return false; /* a kept domain has its own events fd */
+		poke(dm, n->d); /* no events fd of its own: this is its wake-up */
+		return true;
 	}
 	if (!max && !subtree)
-		return;
+		return false;
 	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
 	if (fd < 0)
-		return;
+		return true;
 	if (max && strcmp(n->path, "/") != 0)
 		check_limit(dm, n, fd, true);
 	else if (subtree)
 		walk_dir(dm, fd, n->path, 1, true); /* its children may be memcgs now */
 	close(fd);
+	return true;
 }
 
-void discover_read(struct daemon *dm)
+/* Sets node n's watch mask (the same directory: the same watch); false
+ * when the directory is gone or is another one now (its own events say
+ * so). With `fd_out`, the directory stays open there. */
+static bool node_remask(struct daemon *dm, struct cgnode *n, uint32_t mask, int *fd_out)
 {
 	struct discover *ds = &dm->disc;
+	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
+	if (fd < 0)
+		return false;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	int wd = inotify_add_watch(ds->ifd, p, mask);
+	if (wd >= 0 && wd != n->wd) {
+		inotify_rm_watch(ds->ifd, wd); /* a new directory by that name */
+		wd = -1;
+	}
+	if (wd < 0 || !fd_out)
+		close(fd);
+	else
+		*fd_out = fd;
+	return wd >= 0;
+}
+
+/* Node n's files changed DISCOVER_NOISE_MAX times in a second for
+ * nothing: its watch loses IN_MODIFY until now + DISCOVER_MUTE_US. */
+static void node_mute(struct daemon *dm, struct cgnode *n, const char *name, uint64_t now)
+{
+	struct discover *ds = &dm->disc;
+	if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) < 0)
+		return;
+	int fd = -1;
+	if (!node_remask(dm, n, MUTED_MASK, &fd))
+		return;
+	n->sub_memory = lists_memory(dm, fd, "cgroup.subtree_control") > 0;
+	close(fd);
+	n->unmute_us = now + DISCOVER_MUTE_US;
+	ds->muted[ds->n_muted++] = n; /* in unmute order: the pause is one length */
+	ds->mutes++;
+	if (!n->mute_said)
+		log_info("discovery: %s: its files changed %u times in a second (%s, which nothing "
+			 "here reads from the watch); writes to its memory.max, memory.high and "
+			 "cgroup.subtree_control are checked every %llu s while it stays this busy "
+			 "(made and removed cgroups are still seen at once)",
+			 n->path, n->noise, name, (unsigned long long)(DISCOVER_MUTE_US / 1000000));
+	else
+		log_debug("discovery: %s: busy again (%s): muted for %llu s", n->path, name,
+			  (unsigned long long)(DISCOVER_MUTE_US / 1000000));
+	n->mute_said = true;
+	n->noise = 0;
+}
+
+/* One event nothing looked at, from node n's file `name`. */
+static void noise(struct daemon *dm, struct cgnode *n, const char *name, uint64_t now)
+{
+	if (n->unmute_us)
+		return; /* queued before its watch lost IN_MODIFY */
+	if (now - n->noise_since_us >= DISCOVER_NOISE_WINDOW_US || now < n->noise_since_us) {
+		n->noise_since_us = now;
+		n->noise = 0;
+	}
+	if (++n->noise >= DISCOVER_NOISE_MAX)
+		node_mute(dm, n, name, now);
+}
+
+size_t discover_read(struct daemon *dm, uint64_t now)
+{
+	struct discover *ds = &dm->disc;
+	size_t seen = 0;
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
 	for (;;) {
 		ssize_t len = read(ds->ifd, buf, sizeof(buf));
@@ -443,6 +542,8 @@ void discover_read(struct daemon *dm)
 		for (char *p = buf; p < buf + len;) {
 			const struct inotify_event *e = (const struct inotify_event *)p;
 			p += sizeof(*e) + e->len;
+			seen++;
+			ds->events++;
 			if (e->mask & IN_Q_OVERFLOW) {
 				if (!ds->overflowed)
 					log_warning("inotify: queue overflow; walking every cgroup now");
@@ -470,10 +571,43 @@ void discover_read(struct daemon *dm)
 				child_made(dm, n, name);
 			else if ((e->mask & IN_ISDIR) && (e->mask & (IN_DELETE | IN_MOVED_FROM)))
 				child_gone(dm, n, name);
-			else if (e->mask & IN_MODIFY)
-				file_changed(dm, n, name);
+			else if ((e->mask & IN_MODIFY) && !file_changed(dm, n, name))
+				noise(dm, n, name, now);
 		}
 	}
+	return seen;
+}
+
+uint64_t discover_next_unmute_us(const struct daemon *dm)
+{
+	return dm->disc.n_muted ? dm->disc.muted[0]->unmute_us : UINT64_MAX;
+}
+
+void discover_unmute_due(struct daemon *dm, uint64_t now)
+{
+	struct discover *ds = &dm->disc;
+	while (ds->n_muted && ds->muted[0]->unmute_us <= now + SCHED_EARLY_MAX_US) {
+		struct cgnode *n = ds->muted[0];
+		unlist_muted(ds, n);
+		n->noise = 0;
+		n->noise_since_us = now;
+		int fd = -1;
+		/* IN_MODIFY back first, then what a write meanwhile changed */
+		if (!node_remask(dm, n, WATCH_MASK, &fd))
+			continue; /* gone: its IN_IGNORED frees it */
+		if (strcmp(n->path, "/") != 0)
+			check_limit(dm, n, fd, true);
+		int sub = lists_memory(dm, fd, "cgroup.subtree_control");
+		if (sub >= 0 && (sub > 0) != n->sub_memory)
+			walk_dir(dm, fd, n->path, 1, true);
+		close(fd);
+	}
+}
+
+int discover_node_state(const struct daemon *dm, const char *path)
+{
+	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
+	return !n ? -1 : n->unmute_us ? 1 : 0;
 }
 
 uint64_t discover_next_walk_us(const struct daemon *dm)
@@ -514,6 +648,9 @@ void discover_free(struct daemon *dm)
 	ds->ifd = -1;
 	free(ds->news);
 	free(ds->pokes);
+	free(ds->muted);
+	ds->muted = NULL;
+	ds->n_muted = ds->cap_muted = 0;
 	ds->news = ds->pokes = NULL;
 	ds->n_news = ds->n_pokes = ds->cap_news = ds->cap_pokes = 0;
 }

@@ -100,6 +100,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 static void arm_sampling(struct daemon *dm)
 {
 	uint64_t next = min_u64(discover_next_walk_us(dm), dm->next_metrics_us);
+	next = min_u64(next, discover_next_unmute_us(dm));
 	next = min_u64(next, sched_next_due_us(dm));
 	next = min_u64(next, sched_next_tick_us(dm));
 	if (dm->timer_armed && next == dm->timer_armed_us)
@@ -367,9 +368,11 @@ static void sample(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 static void discovered(struct daemon *dm, uint64_t now)
 {
 	struct discover *ds = &dm->disc;
-	for (size_t i = 1; i < dm->n_domains; i++)
-		if (dm->domains[i]->vanished)
-			teardown(dm, dm->domains[i]);
+	if (ds->any_vanished)
+		for (size_t i = 1; i < dm->n_domains; i++)
+			if (dm->domains[i]->vanished)
+				teardown(dm, dm->domains[i]);
+	ds->any_vanished = false;
 	for (size_t i = 0; i < ds->n_news; i++)
 		if (!ds->news[i]->dead)
 			sched_time(dm, ds->news[i], now);
@@ -412,6 +415,10 @@ static void on_timer(struct daemon *dm, uint64_t now)
 	 * own (daemon-internal.h SCHED_EARLY_MAX_US) */
 	if (now + SCHED_EARLY_MAX_US >= discover_next_walk_us(dm))
 		walk(dm, now);
+	if (now + SCHED_EARLY_MAX_US >= discover_next_unmute_us(dm)) {
+		discover_unmute_due(dm, now);
+		discovered(dm, now);
+	}
 	if (sched_tick_due(dm, now))
 		sched_tick(dm, now);
 	struct domain **due;
@@ -444,18 +451,21 @@ static void on_timer(struct daemon *dm, uint64_t now)
 		uint64_t cpu = cgfs_thread_cpu_us();
 		log_debug("sampling: %llu samples (%llu of the system), %llu budget checks without "
 			  "one, %llu ticks (pgalloc %llu, %llu B/s; /proc/vmstat head %zu B, %llu whole); %llu wake-ups (%llu by the "
-			  "timer); CPU: loop %llu ms, %llu preparations %llu ms; heap in use %llu KiB",
+			  "timer; %llu inotify events, %llu directories muted, %zu muted now); CPU: loop %llu ms, %llu preparations %llu ms; heap in use %llu KiB",
 			  (unsigned long long)sc->samples, (unsigned long long)sc->sys_samples,
 			  (unsigned long long)sc->probes, (unsigned long long)sc->ticks,
 			  (unsigned long long)sc->pgalloc, (unsigned long long)sc->alloc_rate.bytes_per_s,
 			  sc->vmstat_ask, (unsigned long long)sc->vmstat_short,
 			  (unsigned long long)sc->wakeups, (unsigned long long)sc->timer_wakeups,
+			  (unsigned long long)dm->disc.events, (unsigned long long)dm->disc.mutes,
+			  dm->disc.n_muted,
 			  (unsigned long long)((cpu > sc->loop_cpu_us ? cpu - sc->loop_cpu_us : 0) / 1000),
 			  (unsigned long long)sc->preps, (unsigned long long)(sc->prep_cpu_us / 1000),
 			  (unsigned long long)(heap_in_use() / 1024));
 		sc->samples = sc->probes = sc->ticks = sc->sys_samples = 0;
 		sc->vmstat_short = 0;
 		sc->wakeups = sc->timer_wakeups = 0;
+		dm->disc.events = dm->disc.mutes = 0;
 		sc->preps = sc->prep_cpu_us = 0;
 		sc->loop_cpu_us = cpu;
 		metrics_write(dm);
@@ -630,7 +640,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		prep_next(dm);
 		break;
 	case W_INOTIFY:
-		discover_read(dm);
+		discover_read(dm, now);
 		discovered(dm, now);
 		break;
 	}

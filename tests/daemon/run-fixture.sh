@@ -382,7 +382,7 @@ build disco '{
   "procs": []
 }' || exit 1
 d="$T/disco"
-timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+timeout 45 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
 	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
 dpid=$!
 # wait_log PATTERN SECONDS: whether PATTERN appears in the log in time
@@ -404,6 +404,20 @@ rm -rf "$d/tree/cg/new1"
 wait_log 'domain /new1: gone' 1; r4=$?
 echo max > "$d/tree/cg/b/memory.max"
 wait_log 'domain /b: gone (memory.max is max now)' 1; r5=$?
+# a directory whose memory.events changes 100 times a second (a cgroup at
+# its memory.high) stops waking the loop; its memory.max written
+# meanwhile is caught up when it is watched for writes again (10 s);
+# another cgroup's write is still seen at once
+cp -r "$d/tree/cg/tmpl" "$d/noisy" && mv "$d/noisy" "$d/tree/cg/noisy"
+cp -r "$d/tree/cg/tmpl" "$d/new3" && mv "$d/new3" "$d/tree/cg/new3"
+sleep 0.3
+for i in $(seq 30); do echo "high $i" > "$d/tree/cg/noisy/memory.events"; sleep 0.01; done
+wait_log 'discovery: /noisy: its files changed 10 times in a second' 1; r6=$?
+echo 314572800 > "$d/tree/cg/noisy/memory.max"
+echo 209715200 > "$d/tree/cg/new3/memory.max"
+wait_log 'domain /new3: memory.max 200.0 MiB' 1; r7=$?
+grep -q 'domain /noisy: memory' "$d/out"; r8=$?
+wait_log 'domain /noisy: memory.max 300.0 MiB' 12; r9=$?
 kill -TERM $dpid 2>/dev/null
 wait $dpid 2>/dev/null
 check "discovery: a cgroup that arrives with a finite memory.max is watched within 1 s" "$r1" "$d/out"
@@ -411,6 +425,10 @@ check "discovery: one without a limit is not a domain" "$([ $r2 = 1 ]; echo $?)"
 check "discovery: a write to memory.max makes it one within 1 s" "$r3" "$d/out"
 check "discovery: a removed cgroup's domain goes within 1 s" "$r4" "$d/out"
 check "discovery: memory.max back to max ends the domain within 1 s" "$r5" "$d/out"
+check "discovery: a directory whose files change 100 times a second is muted, and says so" "$r6" "$d/out"
+check "discovery: while it is muted, another cgroup's memory.max write is seen within 1 s" "$r7" "$d/out"
+check "discovery: the muted one's memory.max write is not seen at once" "$([ $r8 = 1 ]; echo $?)" "$d/out"
+check "discovery: ... and is caught up when its watch gets writes back (10 s)" "$r9" "$d/out"
 
 # 14. the sampling timer (epoll_pwait2's timeout, or the timerfd where
 # that call is missing or refused: CGOOM_NO_PWAIT2=1 takes that path):

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Discovery's noisy directories (src/daemon/discover.c): a directory
+ * whose files change DISCOVER_NOISE_MAX times within a second for
+ * nothing (kernfs notifying a throttled cgroup's memory.events) stops
+ * waking the loop for DISCOVER_MUTE_US; made cgroups are still seen;
+ * when it gets IN_MODIFY back, what a write meanwhile changed is
+ * checked. A real inotify on a directory tree of plain files (a write
+ * to one is IN_MODIFY, as kernfs' notification is); the clock is the
+ * test's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemon-internal.h"
+#include "tap.h"
+
+static char root[256];
+
+static void put(const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+static void cgroup(const char *rel, const char *controllers)
+{
+	char p[512], f[512];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	mkdir(p, 0755);
+	snprintf(f, sizeof(f), "%s/cgroup.controllers", rel);
+	put(f, controllers);
+	snprintf(f, sizeof(f), "%s/cgroup.subtree_control", rel);
+	put(f, "");
+	snprintf(f, sizeof(f), "%s/memory.max", rel);
+	put(f, "max\n");
+	snprintf(f, sizeof(f), "%s/memory.events", rel);
+	put(f, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+}
+
+/* n writes to rel/file, each read by the loop at `now` as it comes (as
+ * kernfs' notifications of a busy file, 10 ms apart: inotify merges an
+ * event into an identical one still queued); the events read */
+static size_t touch(struct daemon *dm, uint64_t now, const char *rel, const char *file, int n)
+{
+	char f[512];
+	size_t seen = 0;
+	snprintf(f, sizeof(f), "%s/%s", rel, file);
+	for (int i = 0; i < n; i++) {
+		put(f, "high 1\n");
+		seen += discover_read(dm, now);
+	}
+	return seen;
+}
+
+static struct daemon *daemon_on_tree(void)
+{
+	strcpy(root, "/tmp/cgoom-discover-XXXXXX");
+	if (!mkdtemp(root)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	put("cgroup.controllers", "cpu memory\n");
+	put("cgroup.subtree_control", "memory\n");
+	cgroup("noisy", "memory\n");
+	cgroup("quiet", "memory\n");
+	cgroup("noisy/kid", ""); /* no memory controller: no memcg yet */
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	dm->ev.fd = -1;
+	dm->roots.cgroup_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
+	discover_init(dm);
+	discover_walk(dm, 0);
+	return dm;
+}
+
+static void daemon_gone(struct daemon *dm)
+{
+	discover_free(dm);
+	close(dm->roots.cgroup_fd);
+	close(dm->epfd);
+	free(dm);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", root);
+}
+
+static void test_noisy_directory_muted(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	CHECK(dm->disc.ifd >= 0);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 0);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy/kid"), -1);
+	uint64_t t0 = 5000000;
+	CHECK_EQ_INT(touch(dm, t0, "noisy", "memory.events", DISCOVER_NOISE_MAX - 1),
+		     DISCOVER_NOISE_MAX - 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 0); /* one short */
+	CHECK_EQ_INT(discover_next_unmute_us(dm), UINT64_MAX);
+	CHECK_EQ_INT(touch(dm, t0 + 900000, "noisy", "memory.events", 1), 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 1);
+	CHECK_EQ_INT(discover_next_unmute_us(dm), t0 + 900000 + DISCOVER_MUTE_US);
+	/* muted: its file changes wake nothing ... */
+	CHECK_EQ_INT(touch(dm, t0 + 1000000, "noisy", "memory.events", 50), 0);
+	/* ... the others' do, and it still sees children made */
+	CHECK_EQ_INT(touch(dm, t0 + 1000000, "quiet", "memory.events", 1), 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 0);
+	cgroup("noisy/late", "memory\n");
+	CHECK(discover_read(dm, t0 + 1000000) >= 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy/late"), 0);
+	/* while muted, its kid gets the memory controller: nothing sees it
+	 * before the pause ends (no full walk here) */
+	put("noisy/cgroup.subtree_control", "memory\n");
+	put("noisy/kid/cgroup.controllers", "memory\n");
+	CHECK_EQ_INT(discover_read(dm, t0 + 2000000), 0);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy/kid"), -1);
+	uint64_t back = t0 + 900000 + DISCOVER_MUTE_US;
+	discover_unmute_due(dm, back - SCHED_EARLY_MAX_US - 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 1);
+	/* back: IN_MODIFY again, and its subtree_control's change caught up */
+	discover_unmute_due(dm, back - SCHED_EARLY_MAX_US);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 0);
+	CHECK_EQ_INT(discover_next_unmute_us(dm), UINT64_MAX);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy/kid"), 0);
+	CHECK_EQ_INT(touch(dm, back, "noisy", "memory.events", 1), 1);
+	CHECK_EQ_INT(dm->disc.mutes, 1);
+	daemon_gone(dm);
+}
+
+/* The count is per second and per directory; writes that are looked at
+ * (memory.max: the limit is checked) are no noise. */
+static void test_noise_counted_per_second_and_directory(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	uint64_t t0 = 1000000;
+	CHECK_EQ_INT(touch(dm, t0, "noisy", "memory.events", DISCOVER_NOISE_MAX - 1),
+		     DISCOVER_NOISE_MAX - 1);
+	CHECK_EQ_INT(touch(dm, t0, "quiet", "memory.events", DISCOVER_NOISE_MAX - 1),
+		     DISCOVER_NOISE_MAX - 1);
+	/* the next second: the count starts over */
+	CHECK_EQ_INT(touch(dm, t0 + DISCOVER_NOISE_WINDOW_US, "noisy", "memory.events",
+			   DISCOVER_NOISE_MAX - 1), DISCOVER_NOISE_MAX - 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 0);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 0);
+	CHECK_EQ_INT(touch(dm, t0 + DISCOVER_NOISE_WINDOW_US, "quiet", "memory.max",
+			   3 * DISCOVER_NOISE_MAX), 3 * DISCOVER_NOISE_MAX);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 0);
+	CHECK_EQ_INT(dm->disc.mutes, 0);
+	daemon_gone(dm);
+}
+
+/* A muted directory removed: it leaves the muted list with its node. */
+static void test_muted_directory_removed(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	touch(dm, 1000000, "quiet", "memory.events", DISCOVER_NOISE_MAX);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 1);
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/quiet", root);
+	CHECK_EQ_INT(system(cmd), 0);
+	CHECK(discover_read(dm, 2000000) >= 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), -1);
+	CHECK_EQ_INT(dm->disc.n_muted, 0);
+	CHECK_EQ_INT(discover_next_unmute_us(dm), UINT64_MAX);
+	discover_unmute_due(dm, UINT64_MAX / 2);
+	daemon_gone(dm);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){ TAP(test_noisy_directory_muted),
+					    TAP(test_noise_counted_per_second_and_directory),
+					    TAP(test_muted_directory_removed), { 0 } });
+}
