@@ -333,6 +333,15 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
 /* Pure: how early something due at due_us, set at t0, may be done at
  * another wake-up (an eighth of its interval, SCHED_EARLY_MAX_US at
  * most). */
+/* The wait for a timer at armed_us, read from a clock at `now` that may
+ * be behind the real one by up to lag_us (the coarse clock's): the
+ * kernel may end a timeout this long late by 0.5% of it (from 10 ms on),
+ * so the wait is shorter by that and by the lag, and *ret_margin_us is
+ * how early the wake-up may come: the timer is due from armed_us less
+ * that, and never wakes after armed_us. */
+uint64_t sched_wait_us(uint64_t armed_us, uint64_t now, uint64_t lag_us, uint64_t *ret_margin_us);
+/* The coarse clock is read before a wait this many times its lag or longer. */
+#define SCHED_COARSE_WAIT_LAGS 10
 uint64_t sched_early_us(uint64_t t0, uint64_t due_us);
 
 void sched_init(struct daemon *dm);
@@ -532,6 +541,7 @@ struct daemon {
 	bool pwait2;      /* the sampling timer is epoll_pwait2's timeout, not timerfd */
 	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
+	uint64_t coarse_lag_us; /* the coarse clock's lag allowed before a long wait; 0: unused */
 	uint64_t next_metrics_us;
 	bool quit;
 	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */

@@ -118,7 +118,11 @@ static void arm_sampling(struct daemon *dm)
  * *ret_margin_us says by how much, so the timer is taken as due that
  * early (what armed it is due within its early window, sched.c: never
  * later than set); shorter ones may run late by the 50 us slack. The
- * syscall takes the kernel's 64-bit timespec on every ABI. */
+ * time before a long wait is the coarse clock's (the vDSO's even where
+ * the clocksource makes CLOCK_MONOTONIC a syscall, as a guest's HPET
+ * does: one syscall of an idle wake-up's four), the wait shorter by two
+ * of its ticks (sched_wait_us). The syscall takes the kernel's 64-bit
+ * timespec on every ABI. */
 static int wait_events(struct daemon *dm, struct epoll_event *evs, int max,
 		       uint64_t *ret_margin_us)
 {
@@ -127,11 +131,13 @@ static int wait_events(struct daemon *dm, struct epoll_event *evs, int max,
 	if (dm->pwait2) {
 		struct __kernel_timespec ts, *tsp = NULL;
 		if (dm->timer_armed && dm->timer_armed_us != UINT64_MAX) {
-			uint64_t now = cgfs_now_us();
-			uint64_t d = dm->timer_armed_us > now ? dm->timer_armed_us - now : 0;
-			uint64_t margin = d >= 10000 ? d / 200 : 0;
-			*ret_margin_us = margin;
-			d = d > margin ? d - margin : 0;
+			uint64_t lag = dm->coarse_lag_us;
+			uint64_t now = lag ? cgfs_now_coarse_us() : 0;
+			if (!lag || now + lag * SCHED_COARSE_WAIT_LAGS > dm->timer_armed_us) {
+				now = cgfs_now_us(); /* a short wait: the exact clock */
+				lag = 0;
+			}
+			uint64_t d = sched_wait_us(dm->timer_armed_us, now, lag, ret_margin_us);
 			ts.tv_sec = (int64_t)(d / 1000000);
 			ts.tv_nsec = (long long)(d % 1000000) * 1000;
 			tsp = &ts;
@@ -572,6 +578,8 @@ static int setup_fds(struct daemon *dm)
 		return -errno;
 	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
 	dm->pwait2 = dm->epfd >= 0 && pwait2_works(dm->epfd) && !getenv("CGOOM_NO_PWAIT2");
+	/* the coarse clock lags by a tick at most: two, to be safe */
+	dm->coarse_lag_us = getenv("CGOOM_NO_COARSE") ? 0 : 2 * cgfs_coarse_res_us();
 	dm->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	dm->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	dm->deadlinefd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -727,8 +735,10 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
 		goto out_free;
 	}
-	log_debug("sampling timer: %s", dm->pwait2 ? "epoll_pwait2's timeout"
-						  : "a timerfd (epoll_pwait2 missing, refused or off)");
+	log_debug("sampling timer: %s%s", dm->pwait2 ? "epoll_pwait2's timeout"
+						    : "a timerfd (epoll_pwait2 missing, refused or off)",
+		  !dm->pwait2 ? "" : dm->coarse_lag_us ? ", the coarse clock before a long wait"
+						       : ", the exact clock before every wait");
 	events_open(dm);
 	r = domains_init(dm);
 	if (r < 0)

@@ -190,6 +190,14 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate)
 	return t < SCHED_TICK_FLOOR_US ? SCHED_TICK_FLOOR_US : t;
 }
 
+uint64_t sched_wait_us(uint64_t armed_us, uint64_t now, uint64_t lag_us, uint64_t *ret_margin_us)
+{
+	uint64_t d = armed_us > now ? armed_us - now : 0;
+	uint64_t margin = (d >= 10000 ? d / 200 : 0) + lag_us;
+	*ret_margin_us = margin;
+	return d > margin ? d - margin : 0;
+}
+
 uint64_t sched_early_us(uint64_t t0, uint64_t due_us)
 {
 	uint64_t e = due_us > t0 ? (due_us - t0) / 8 : 0;

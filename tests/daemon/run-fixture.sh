@@ -431,11 +431,13 @@ check "discovery: the muted one's memory.max write is not seen at once" "$([ $r8
 check "discovery: ... and is caught up when its watch gets writes back (10 s)" "$r9" "$d/out"
 
 # 14. the sampling timer (epoll_pwait2's timeout, or the timerfd where
-# that call is missing or refused: CGOOM_NO_PWAIT2=1 takes that path):
+# that call is missing or refused: CGOOM_NO_PWAIT2=1 takes that path;
+# the time before a long wait from the coarse clock, or from the exact
+# one with CGOOM_NO_COARSE=1):
 # nothing but time wakes the daemon to see MemAvailable fall in a
 # fixture's meminfo (a file's write sends no event); the system's pace
 # here is about 0.5 s, the check allows 3 s.
-for mode in pwait2 timerfd; do
+for mode in pwait2 timerfd exact; do
 	build "timer-$mode" '{
   "no_base_procs": true,
   "system": {"mem_total": "4G"},
@@ -444,7 +446,8 @@ for mode in pwait2 timerfd; do
   "procs": [ {"pid": 4100001, "cgroup": "/a", "rss": 300} ]
 }' || exit 1
 	d="$T/timer-$mode"
-	env CGOOM_DEBUG=1 $([ $mode = timerfd ] && echo CGOOM_NO_PWAIT2=1) timeout 30 "$CGOOM" \
+	env CGOOM_DEBUG=1 $([ $mode = timerfd ] && echo CGOOM_NO_PWAIT2=1) \
+		$([ $mode = exact ] && echo CGOOM_NO_COARSE=1) timeout 30 "$CGOOM" \
 		--cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
 		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
 	dpid=$!
@@ -456,11 +459,12 @@ for mode in pwait2 timerfd; do
 	wait_log '/: trigger memory: MemAvailable' 3; r1=$?
 	kill -TERM $dpid 2>/dev/null
 	wait $dpid 2>/dev/null
-	want="epoll_pwait2's timeout"; [ $mode = timerfd ] && want="a timerfd"
+	want="epoll_pwait2's timeout, the coarse clock"; [ $mode = timerfd ] && want="a timerfd"
+	[ $mode = exact ] && want="epoll_pwait2's timeout, the exact clock"
 	if grep -q "sampling timer: $want" "$d/out"; then
 		ok "sampling timer ($mode): the daemon says it uses $want"
-	elif [ $mode = pwait2 ] && grep -q "sampling timer: a timerfd" "$d/out"; then
-		N=$((N + 1)); echo "ok $N - sampling timer (pwait2) # SKIP epoll_pwait2 missing or refused here (kernel $(uname -r))"
+	elif [ $mode != timerfd ] && grep -q "sampling timer: a timerfd" "$d/out"; then
+		N=$((N + 1)); echo "ok $N - sampling timer ($mode) # SKIP epoll_pwait2 missing or refused here (kernel $(uname -r))"
 	else
 		notok "sampling timer ($mode): the daemon says it uses $want" "$(grep 'sampling timer' "$d/out")"
 	fi

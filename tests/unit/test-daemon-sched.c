@@ -208,6 +208,36 @@ static void test_early_window(void)
 	CHECK_EQ_U64(sched_early_us(5000, 3000), 0);                   /* already late */
 }
 
+/* The loop's wait before its timer (run.c wait_events), from a clock
+ * behind the real one by up to `lag` (the coarse clock): whatever the
+ * lag within that and however late the kernel ends the timeout within
+ * its 0.5% (from 10 ms), the wake-up is never after the timer and
+ * never so early that the timer is not taken as due (within the margin). */
+static void test_wait_never_late_never_missed(void)
+{
+	const uint64_t lags[] = { 0, 8000, 20000 };
+	const uint64_t waits[] = { 0, 5000, 10000, 80000, 200000, 1000000, 60000000 };
+	for (size_t i = 0; i < sizeof(lags) / sizeof(lags[0]); i++)
+		for (size_t j = 0; j < sizeof(waits) / sizeof(waits[0]); j++)
+			for (uint64_t l = 0; l <= lags[i]; l += lags[i] / 4 + 1) {
+				uint64_t real = 7000000, armed = real + waits[j], margin;
+				uint64_t w = sched_wait_us(armed, real - l, lags[i], &margin);
+				/* the kernel: on time, or late by 0.5% of the wait
+				 * from 10 ms on */
+				uint64_t late = w >= 10000 ? w / 200 : 0;
+				CHECK(real + w + late <= armed);
+				CHECK(real + w + margin >= armed);
+			}
+	/* exact clock: 1 s is 5 ms (0.5%) short; coarse, 16 ms more */
+	uint64_t m;
+	CHECK_EQ_U64(sched_wait_us(1000000, 0, 0, &m), 995000);
+	CHECK_EQ_U64(m, 5000);
+	CHECK_EQ_U64(sched_wait_us(1000000, 0, 16000, &m), 979000);
+	CHECK_EQ_U64(m, 21000);
+	/* due or past: no wait */
+	CHECK_EQ_U64(sched_wait_us(1000, 2000, 8000, &m), 0);
+}
+
 static void put(struct daemon *dm, struct domain *d, uint64_t t0, uint64_t due)
 {
 	d->next_due_us = due;
@@ -427,7 +457,8 @@ int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_heap_against_model), TAP(test_plan_budget),
 					    TAP(test_plan_paced), TAP(test_plan_empty), TAP(test_tick_pace),
-					    TAP(test_early_window), TAP(test_due_takes_early),
+					    TAP(test_early_window), TAP(test_wait_never_late_never_missed),
+					    TAP(test_due_takes_early),
 					    TAP(test_due_budget_early), TAP(test_tick_lost_and_back),
 					    TAP(test_tick_joins_wakeups), TAP(test_head_ask), { 0 } });
 }
