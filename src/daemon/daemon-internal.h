@@ -705,12 +705,15 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s);
 void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);
 /* Whether the system domain's PSI file is worth reading at `now`:
- * polled PSI, a PSI trigger that fired, watched, short of memory, or a
- * second since it was last read. */
+ * polled PSI, a PSI trigger that fired (the "some" one included:
+ * d->pressure_woke), watched, short of memory, or, without the "some"
+ * trigger, a second since it was last read. */
 bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, bool psi_fired,
 		     uint64_t now);
 /* Whether the system domain is watched at s->at_us after seeing psi
- * (NULL: not read this sample): "some" pressure seen in the last 5 s and
+ * (NULL: not read this sample): "some" pressure seen in the last 5 s (1%
+ * of the time since the last read, or the kernel's "some" trigger woke
+ * the loop: d->pressure_woke) and
  * MemAvailable under 1.5x the thrash rules' short line (pressure.c). */
 bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		    const struct trigger_sample *s);

@@ -225,8 +225,8 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	 * makes the system watched (pressure.c) */
 	struct cgoom_pressure psi;
 	bool psi_ok = pressure_wanted(d, s, psi_fired, now) && domain_pressure(dm, d, &psi) == 0;
-	d->pressure_woke = false;
 	bool watched = pressure_watch(dm, d, psi_ok ? &psi : NULL, s);
+	d->pressure_woke = false;
 	psi_fired = psi_polled(dm, d, psi_ok ? &psi : NULL, now, &s->psi_stall_us) || psi_fired;
 	/* /proc/vmstat (a hundred and more per-CPU sums) costs more than
 	 * meminfo: read it whole with every sample only near the line, on a

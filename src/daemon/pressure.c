@@ -6,9 +6,10 @@
  * through kept fds, into the daemon's buffer.
  *
  * Cost: a domain is watched only while it is under pressure. A quiet
- * system reads its PSI file (two lines) once a second, or when the
- * kernel's PSI "some" trigger wakes the loop (pressure started), or when
- * memory is short; a "some" stall of 1% of the time since the previous
+ * system reads its PSI file (two lines) when the kernel's PSI "some"
+ * trigger wakes the loop (pressure started: 5 ms in 500 ms), or when
+ * memory is short, or once a second where that trigger could not be
+ * armed; a "some" stall of 1% of the time since the previous
  * read, or more, makes it watched for WATCH_AFTER_US while MemAvailable
  * is under 1.5x the short line (system_near_short), and a watched system
  * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
@@ -46,8 +47,11 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
 		     uint64_t now)
 {
 	bool mem_short = s->mem_total > 0 && s->lv.mem_available < s->mem_total / 10;
+	/* the kernel's "some 5ms 500ms" trigger is the once-a-second read's
+	 * 1% test, made by the kernel: with it armed, no read while quiet */
+	bool idle_read = d->psi_some_fd < 0 && now >= d->psi_some_at + PSI_IDLE_US;
 	return !d->psi_trigger || psi_fired || d->pressure_woke || now < d->watch_until_us ||
-	       mem_short || now >= d->psi_some_at + PSI_IDLE_US;
+	       mem_short || idle_read;
 }
 
 /* The system's windows count only while memory is short (thrash.c
@@ -86,7 +90,9 @@ bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoo
 									: PSI_IDLE_US;
 		d->psi_some_last = psi->some.total_us;
 		d->psi_some_at = now;
-		if (grew > 0 && grew >= since / 100)
+		/* woken by the kernel's trigger: 1% in its last 500 ms, however
+		 * long ago the file was read before */
+		if (d->pressure_woke || (grew > 0 && grew >= since / 100))
 			d->watch_until_us = now + WATCH_AFTER_US;
 	}
 	return pressure_system_watched(dm, d, s);

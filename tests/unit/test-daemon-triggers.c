@@ -618,6 +618,51 @@ static void test_watched_only_near_short(void)
 	free(dm);
 }
 
+/* A quiet system's PSI file: with the kernel's "some" trigger armed it
+ * is read when that trigger wakes the loop (or memory is short), not once
+ * a second; without the trigger, once a second. */
+static void test_idle_psi_read_only_without_some_trigger(void)
+{
+	struct domain d = { .system = true, .psi_trigger = true, .psi_some_fd = 7,
+			    .psi_some_at = 8000000 };
+	struct trigger_sample s = { .at_us = 10000000, .mem_total = 1 * GiB };
+	s.lv.mem_available = GiB / 2;
+	CHECK(!pressure_wanted(&d, &s, false, 10000000));
+	d.pressure_woke = true;
+	CHECK(pressure_wanted(&d, &s, false, 10000000));
+	d.pressure_woke = false;
+	s.lv.mem_available = GiB / 20; /* short: read at every sample */
+	CHECK(pressure_wanted(&d, &s, false, 10000000));
+	s.lv.mem_available = GiB / 2;
+	d.psi_some_fd = -1;
+	CHECK(!pressure_wanted(&d, &s, false, 8500000));
+	CHECK(pressure_wanted(&d, &s, false, 9000000));
+}
+
+/* The "some" trigger woke the loop after a minute without a read: 5 ms
+ * of stall is not 1% of that minute, but it is of the trigger's 500 ms
+ * window, and the system near short is watched from it. */
+static void test_woken_after_quiet_minute_watched(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/", .psi_trigger = true,
+			    .psi_some_fd = 7, .psi_some_at = 1000000 };
+	struct domain *doms[] = { &d };
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
+	struct trigger_sample s = { .at_us = 61000000, .mem_total = 1 * GiB };
+	s.lv.mem_available = GiB / 8; /* 12.5%: near the 10% short line */
+	struct cgoom_pressure psi = { .some = { .present = true, .total_us = 6000 },
+				      .full = { .present = true, .total_us = 1000 } };
+	CHECK(!pressure_watch(dm, &d, &psi, &s));
+	d.psi_some_at = 1000000;
+	d.psi_some_last = 0;
+	d.pressure_woke = true;
+	CHECK(pressure_watch(dm, &d, &psi, &s));
+	CHECK_EQ_U64(d.watch_until_us, 61000000 + 5000000);
+	pressure_free(&d);
+	free(dm);
+}
+
 /* Short under a stall, then 2 s with memory to spare (not watched:
  * over 15%) under the same stall, then short again: the run starts over,
  * as when those samples were watched and counted as not short. Fed
@@ -699,6 +744,8 @@ int main(void)
 		TAP(test_history_spent_by_kill),
 		TAP(test_watched_only_near_short),
 		TAP(test_unwatched_gap_breaks_run),
+		TAP(test_idle_psi_read_only_without_some_trigger),
+		TAP(test_woken_after_quiet_minute_watched),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
