@@ -194,6 +194,9 @@ uint64_t discover_next_walk_us(const struct daemon *dm);
  * muted), and giving it back to those due (within SCHED_EARLY_MAX_US). */
 uint64_t discover_next_unmute_us(const struct daemon *dm);
 void discover_unmute_due(struct daemon *dm, uint64_t now);
+/* d gave up its kept files: its directory's events are its wake-up
+ * again, so its watch gets IN_MODIFY back now if it was muted. */
+void discover_domain_polled(struct daemon *dm, struct domain *d, uint64_t now);
 /* For tests: -1 no such memcg directory, 0 watched, 1 muted. */
 int discover_node_state(const struct daemon *dm, const char *path);
 

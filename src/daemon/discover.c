@@ -466,27 +466,33 @@ static bool file_changed(struct daemon *dm, struct cgnode *n, const char *name)
 	return true;
 }
 
-/* Sets node n's watch mask (the same directory: the same watch); false
- * when the directory is gone or is another one now (its own events say
- * so). With `fd_out`, the directory stays open there. */
-static bool node_remask(struct daemon *dm, struct cgnode *n, uint32_t mask, int *fd_out)
+/* Sets node n's watch mask through its directory opened at fd: the
+ * same directory, the same watch. False when it could not be set (the
+ * caller retries later), or when the path names another directory now:
+ * a new one (unwatched again: its events and the old one's IN_IGNORED
+ * sort it out) or another node's (its own mask put back). */
+static bool node_remask(struct daemon *dm, struct cgnode *n, int fd, uint32_t mask)
 {
 	struct discover *ds = &dm->disc;
-	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
-	if (fd < 0)
-		return false;
 	char p[64];
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
 	int wd = inotify_add_watch(ds->ifd, p, mask);
-	if (wd >= 0 && wd != n->wd) {
-		inotify_rm_watch(ds->ifd, wd); /* a new directory by that name */
-		wd = -1;
-	}
-	if (wd < 0 || !fd_out)
-		close(fd);
+	if (wd < 0 || wd == n->wd)
+		return wd >= 0;
+	struct cgnode *other = map_get_int(&ds->by_wd, wd);
+	if (other)
+		inotify_add_watch(ds->ifd, p, other->unmute_us ? MUTED_MASK : WATCH_MASK);
 	else
-		*fd_out = fd;
-	return wd >= 0;
+		inotify_rm_watch(ds->ifd, wd);
+	return false;
+}
+
+/* Whether nothing but discovery wakes the loop for node n's cgroup: a
+ * domain without kept files, whose memory.events changes are its
+ * wake-up. Never muted. */
+static bool node_polled(const struct cgnode *n)
+{
+	return n->d && !n->d->dead && !n->d->vanished && !n->d->kept;
 }
 
 /* Node n's files changed DISCOVER_NOISE_MAX times in a second for
@@ -496,11 +502,15 @@ static void node_mute(struct daemon *dm, struct cgnode *n, const char *name, uin
 	struct discover *ds = &dm->disc;
 	if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) < 0)
 		return;
-	int fd = -1;
-	if (!node_remask(dm, n, MUTED_MASK, &fd))
+	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
+	if (fd < 0)
 		return;
+	/* read before the mask changes: a change after it is caught up */
 	n->sub_memory = lists_memory(dm, fd, "cgroup.subtree_control") > 0;
+	bool set = node_remask(dm, n, fd, MUTED_MASK);
 	close(fd);
+	if (!set)
+		return;
 	n->unmute_us = now + DISCOVER_MUTE_US;
 	ds->muted[ds->n_muted++] = n; /* in unmute order: the pause is one length */
 	ds->mutes++;
@@ -520,8 +530,8 @@ static void node_mute(struct daemon *dm, struct cgnode *n, const char *name, uin
 /* One event nothing looked at, from node n's file `name`. */
 static void noise(struct daemon *dm, struct cgnode *n, const char *name, uint64_t now)
 {
-	if (n->unmute_us)
-		return; /* queued before its watch lost IN_MODIFY */
+	if (n->unmute_us || node_polled(n))
+		return; /* queued before its watch lost IN_MODIFY; or never muted */
 	if (now - n->noise_since_us >= DISCOVER_NOISE_WINDOW_US || now < n->noise_since_us) {
 		n->noise_since_us = now;
 		n->noise = 0;
@@ -583,25 +593,53 @@ uint64_t discover_next_unmute_us(const struct daemon *dm)
 	return dm->disc.n_muted ? dm->disc.muted[0]->unmute_us : UINT64_MAX;
 }
 
-void discover_unmute_due(struct daemon *dm, uint64_t now)
+/* Node n (off the muted list) gets IN_MODIFY back and what a write
+ * meanwhile changed is checked (catch_up); when that cannot be done
+ * now, it is muted for another pause (a gone directory's IN_IGNORED
+ * frees it before that). */
+static void node_unmute(struct daemon *dm, struct cgnode *n, uint64_t now, bool catch_up)
 {
 	struct discover *ds = &dm->disc;
-	while (ds->n_muted && ds->muted[0]->unmute_us <= now + SCHED_EARLY_MAX_US) {
-		struct cgnode *n = ds->muted[0];
-		unlist_muted(ds, n);
-		n->noise = 0;
-		n->noise_since_us = now;
-		int fd = -1;
-		/* IN_MODIFY back first, then what a write meanwhile changed */
-		if (!node_remask(dm, n, WATCH_MASK, &fd))
-			continue; /* gone: its IN_IGNORED frees it */
+	n->noise = 0;
+	n->noise_since_us = now;
+	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
+	if (fd < 0 || !node_remask(dm, n, fd, WATCH_MASK)) {
+		if (fd >= 0)
+			close(fd);
+		if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) == 0) {
+			n->unmute_us = now + DISCOVER_MUTE_US; /* the latest on the list: in order */
+			ds->muted[ds->n_muted++] = n;
+		}
+		return;
+	}
+	if (catch_up) {
 		if (strcmp(n->path, "/") != 0)
 			check_limit(dm, n, fd, true);
 		int sub = lists_memory(dm, fd, "cgroup.subtree_control");
 		if (sub >= 0 && (sub > 0) != n->sub_memory)
 			walk_dir(dm, fd, n->path, 1, true);
-		close(fd);
 	}
+	close(fd);
+}
+
+void discover_unmute_due(struct daemon *dm, uint64_t now)
+{
+	struct discover *ds = &dm->disc;
+	/* a node put back for another pause is due after `now`: no loop */
+	while (ds->n_muted && ds->muted[0]->unmute_us <= now + SCHED_EARLY_MAX_US) {
+		struct cgnode *n = ds->muted[0];
+		unlist_muted(ds, n);
+		node_unmute(dm, n, now, true);
+	}
+}
+
+void discover_domain_polled(struct daemon *dm, struct domain *d, uint64_t now)
+{
+	struct cgnode *n = d->node;
+	if (!n || !n->unmute_us)
+		return;
+	unlist_muted(&dm->disc, n);
+	node_unmute(dm, n, now, false); /* it is sampled anyway */
 }
 
 int discover_node_state(const struct daemon *dm, const char *path)

@@ -349,11 +349,14 @@ void domain_files_close(struct daemon *dm, struct domain *d)
 {
 	if (!d->files_open)
 		return;
+	bool was_kept = d->kept;
 	if (d->kept)
 		dm->fds.kept -= d->n_fds;
 	files_close_all(d);
 	d->files_open = d->kept = d->active_open = false;
 	d->n_fds = 0;
+	if (was_kept)
+		discover_domain_polled(dm, d, cgfs_now_us());
 }
 
 /* Opens d's files below d->dirfd (open): the three it cannot do

@@ -96,7 +96,8 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 }
 
 /* The sampling timer fires at the earliest due domain, allocation
- * budget tick (sched.c), rescan or metrics. */
+ * budget tick (sched.c), rescan, noisy directory to watch for writes
+ * again (discover.c) or metrics. */
 static void arm_sampling(struct daemon *dm)
 {
 	uint64_t next = min_u64(discover_next_walk_us(dm), dm->next_metrics_us);

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config-file.h"
 #include "daemon-internal.h"
 #include "tap.h"
 
@@ -49,6 +51,8 @@ static void cgroup(const char *rel, const char *controllers)
 	put(f, "max\n");
 	snprintf(f, sizeof(f), "%s/memory.events", rel);
 	put(f, "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+	snprintf(f, sizeof(f), "%s/memory.current", rel);
+	put(f, "1048576\n");
 }
 
 /* n writes to rel/file, each read by the loop at `now` as it comes (as
@@ -60,7 +64,7 @@ static size_t touch(struct daemon *dm, uint64_t now, const char *rel, const char
 	size_t seen = 0;
 	snprintf(f, sizeof(f), "%s/%s", rel, file);
 	for (int i = 0; i < n; i++) {
-		put(f, "high 1\n");
+		put(f, strcmp(file, "memory.max") ? "high 1\n" : "104857600\n");
 		seen += discover_read(dm, now);
 	}
 	return seen;
@@ -80,6 +84,9 @@ static struct daemon *daemon_on_tree(void)
 	cgroup("noisy/kid", ""); /* no memory controller: no memcg yet */
 	struct daemon *dm = calloc(1, sizeof(*dm));
 	dm->ev.fd = -1;
+	dm->dry_run = true; /* memory.high is not written */
+	cgoom_config_init(&dm->cfg);
+	dm->fds = (struct fd_budget){ .limit = 100000 }; /* domains keep their files */
 	dm->roots.cgroup_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
 	discover_init(dm);
@@ -89,7 +96,11 @@ static struct daemon *daemon_on_tree(void)
 
 static void daemon_gone(struct daemon *dm)
 {
+	for (size_t i = 0; i < dm->n_domains; i++)
+		domain_close(dm, dm->domains[i]);
 	discover_free(dm);
+	domains_free(dm);
+	cgoom_config_free(&dm->cfg);
 	close(dm->roots.cgroup_fd);
 	close(dm->epfd);
 	free(dm);
@@ -179,9 +190,85 @@ static void test_muted_directory_removed(void)
 	daemon_gone(dm);
 }
 
+/* /quiet made a domain by a write to its memory.max: the domain */
+static struct domain *make_domain(struct daemon *dm, uint64_t now)
+{
+	touch(dm, now, "quiet", "memory.max", 1);
+	struct domain *d = dm->disc.n_news == 1 ? dm->disc.news[0] : NULL;
+	dm->disc.n_news = dm->disc.n_pokes = 0;
+	return d;
+}
+
+/* A domain without kept files (the fd budget's polled ones) has its
+ * memory.events changes as its wake-up: its directory is never muted,
+ * whatever else changes there (memory.events.local as often). */
+static void test_polled_domain_never_muted(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	struct domain *d = make_domain(dm, 1000000);
+	CHECK(d && d->kept);
+	domain_files_close(dm, d); /* polled */
+	for (unsigned i = 0; i < 3 * DISCOVER_NOISE_MAX; i++) {
+		touch(dm, 1000000 + i * 10000, "quiet", "memory.events", 1);
+		touch(dm, 1000000 + i * 10000, "quiet", "memory.events.local", 1);
+	}
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 0);
+	CHECK_EQ_INT(dm->disc.n_pokes, 3 * DISCOVER_NOISE_MAX); /* each one a sample */
+	daemon_gone(dm);
+}
+
+/* A domain that keeps its files is muted like any directory; when it
+ * gives them up (polled) its watch gets IN_MODIFY back at once. */
+static void test_domain_polled_unmuted_at_once(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	struct domain *d = make_domain(dm, 1000000);
+	CHECK(d && d->kept);
+	touch(dm, 1100000, "quiet", "memory.events", DISCOVER_NOISE_MAX);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 1);
+	CHECK_EQ_INT(dm->disc.n_pokes, 0);
+	domain_files_close(dm, d);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet"), 0);
+	CHECK_EQ_INT(discover_next_unmute_us(dm), UINT64_MAX);
+	touch(dm, 1200000, "quiet", "memory.events", 1);
+	CHECK_EQ_INT(dm->disc.n_pokes, 1);
+	daemon_gone(dm);
+}
+
+/* When the directory cannot be opened at the end of the pause (no fd
+ * left), it is muted for another pause, not left without IN_MODIFY. */
+static void test_unmute_retried_when_it_fails(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	touch(dm, 1000000, "noisy", "memory.events", DISCOVER_NOISE_MAX);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 1);
+	struct rlimit old, low;
+	CHECK(getrlimit(RLIMIT_NOFILE, &old) == 0);
+	low = old;
+	low.rlim_cur = 64;
+	CHECK(setrlimit(RLIMIT_NOFILE, &low) == 0);
+	int fds[64], nf = 0;
+	while (nf < 64 && (fds[nf] = dup(0)) >= 0)
+		nf++;
+	uint64_t back = 1000000 + DISCOVER_MUTE_US;
+	discover_unmute_due(dm, back);
+	while (nf)
+		close(fds[--nf]);
+	CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 1);
+	CHECK_EQ_INT(discover_next_unmute_us(dm), back + DISCOVER_MUTE_US);
+	discover_unmute_due(dm, back + DISCOVER_MUTE_US);
+	CHECK_EQ_INT(discover_node_state(dm, "/noisy"), 0);
+	CHECK_EQ_INT(touch(dm, back + DISCOVER_MUTE_US, "noisy", "memory.max", 1), 1);
+	daemon_gone(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_noisy_directory_muted),
 					    TAP(test_noise_counted_per_second_and_directory),
-					    TAP(test_muted_directory_removed), { 0 } });
+					    TAP(test_muted_directory_removed),
+					    TAP(test_polled_domain_never_muted),
+					    TAP(test_domain_polled_unmuted_at_once),
+					    TAP(test_unmute_retried_when_it_fails), { 0 } });
 }
