@@ -336,10 +336,14 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
 /* Pure: how early something due at due_us, set at t0, may be done at
  * another wake-up (an eighth of its interval, SCHED_EARLY_MAX_US at
  * most). */
+/* The kernel's slack on a timeout is 0.1% of it (0.5% niced), 100 ms
+ * at most (fs/select.c MAX_SLACK). */
+#define SCHED_KERNEL_SLACK_MAX_US 100000ULL
 /* The wait for a timer at armed_us, read from a clock at `now` that may
  * be behind the real one by up to lag_us (the coarse clock's): the
- * kernel may end a timeout this long late by 0.5% of it (from 10 ms on),
- * so the wait is shorter by that and by the lag, and *ret_margin_us is
+ * kernel may end a timeout this long late by 0.5% of it (from 10 ms on;
+ * 100 ms at most), so the wait is shorter by that and by the lag, and
+ * *ret_margin_us is
  * how early the wake-up may come: the timer is due from armed_us less
  * that, and never wakes after armed_us. */
 uint64_t sched_wait_us(uint64_t armed_us, uint64_t now, uint64_t lag_us, uint64_t *ret_margin_us);
@@ -545,6 +549,7 @@ struct daemon {
 	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
 	uint64_t coarse_lag_us; /* the coarse clock's lag allowed before a long wait; 0: unused */
+	uint64_t coarse_res_us; /* its tick */
 	uint64_t next_metrics_us;
 	bool quit;
 	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */

@@ -215,8 +215,10 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
 	struct trigger_sample *s = &ret->s;
 	s->at_us = now;
-	if (read_system_levels(dm, s) < 0)
+	if (read_system_levels(dm, s) < 0) {
+		d->pressure_woke = false; /* a stale wake-up would start a watch later */
 		return;
+	}
 	const struct cgoom_system_levels *lv = &s->lv;
 	bool low = lv->mem_low && lv->swap_low;
 	struct system_files *sys = &d->sys;

@@ -91,8 +91,12 @@ bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoo
 		d->psi_some_last = psi->some.total_us;
 		d->psi_some_at = now;
 		/* woken by the kernel's trigger: 1% in its last 500 ms, however
-		 * long ago the file was read before */
-		if (d->pressure_woke || (grew > 0 && grew >= since / 100))
+		 * long ago the file was read before; with that trigger armed, a
+		 * read for another reason after a long quiet spell is a new
+		 * baseline only (1% of hours says nothing of now, and a stall
+		 * now fires the trigger) */
+		bool stale = d->psi_some_fd >= 0 && since > 2 * PSI_IDLE_US;
+		if (d->pressure_woke || (!stale && grew > 0 && grew >= since / 100))
 			d->watch_until_us = now + WATCH_AFTER_US;
 	}
 	return pressure_system_watched(dm, d, s);

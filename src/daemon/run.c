@@ -579,8 +579,12 @@ static int setup_fds(struct daemon *dm)
 		return -errno;
 	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
 	dm->pwait2 = dm->epfd >= 0 && pwait2_works(dm->epfd) && !getenv("CGOOM_NO_PWAIT2");
-	/* the coarse clock lags by a tick at most: two, to be safe */
-	dm->coarse_lag_us = getenv("CGOOM_NO_COARSE") ? 0 : 2 * cgfs_coarse_res_us();
+	/* the coarse clock advances a tick at a time from the last
+	 * timekeeping update, which may itself be a tick or more late (a
+	 * guest's timekeeping vCPU descheduled): three ticks, and more if a
+	 * wake-up measures more (the loop) */
+	dm->coarse_res_us = getenv("CGOOM_NO_COARSE") ? 0 : cgfs_coarse_res_us();
+	dm->coarse_lag_us = 3 * dm->coarse_res_us;
 	dm->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	dm->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	dm->deadlinefd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -786,6 +790,12 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		}
 		now = cgfs_now_us();
 		dm->sched.wakeups++;
+		if (dm->coarse_lag_us) {
+			/* the coarse clock's lag as measured (the vDSO's read) */
+			uint64_t c = cgfs_now_coarse_us();
+			if (now > c + dm->coarse_lag_us)
+				dm->coarse_lag_us = now - c + dm->coarse_res_us;
+		}
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		if (dm->pwait2 && dm->timer_armed && now + margin >= dm->timer_armed_us)

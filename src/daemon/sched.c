@@ -193,7 +193,10 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate)
 uint64_t sched_wait_us(uint64_t armed_us, uint64_t now, uint64_t lag_us, uint64_t *ret_margin_us)
 {
 	uint64_t d = armed_us > now ? armed_us - now : 0;
-	uint64_t margin = (d >= 10000 ? d / 200 : 0) + lag_us;
+	uint64_t slack = d >= 10000 ? d / 200 : 0;
+	if (slack > SCHED_KERNEL_SLACK_MAX_US)
+		slack = SCHED_KERNEL_SLACK_MAX_US;
+	uint64_t margin = slack + lag_us;
 	*ret_margin_us = margin;
 	return d > margin ? d - margin : 0;
 }

@@ -641,7 +641,8 @@ static void test_idle_psi_read_only_without_some_trigger(void)
 
 /* The "some" trigger woke the loop after a minute without a read: 5 ms
  * of stall is not 1% of that minute, but it is of the trigger's 500 ms
- * window, and the system near short is watched from it. */
+ * window, and the system near short is watched from it. A read after
+ * that minute for another reason is a new baseline only. */
 static void test_woken_after_quiet_minute_watched(void)
 {
 	struct domain d = { .system = true, .path = (char *)"/", .psi_trigger = true,
@@ -654,8 +655,17 @@ static void test_woken_after_quiet_minute_watched(void)
 	struct cgoom_pressure psi = { .some = { .present = true, .total_us = 6000 },
 				      .full = { .present = true, .total_us = 1000 } };
 	CHECK(!pressure_watch(dm, &d, &psi, &s));
+	/* read for memory short after that minute, not woken: 1 s of stall
+	 * in it (2%, spread over the minute: the trigger never fired) is a
+	 * baseline, not pressure now */
 	d.psi_some_at = 1000000;
 	d.psi_some_last = 0;
+	psi.some.total_us = 1000000;
+	CHECK(!pressure_watch(dm, &d, &psi, &s));
+	CHECK_EQ_U64(d.watch_until_us, 0);
+	d.psi_some_at = 1000000;
+	d.psi_some_last = 0;
+	psi.some.total_us = 6000;
 	d.pressure_woke = true;
 	CHECK(pressure_watch(dm, &d, &psi, &s));
 	CHECK_EQ_U64(d.watch_until_us, 61000000 + 5000000);
