@@ -204,6 +204,23 @@ int discover_node_state(const struct daemon *dm, const char *path);
 void discover_forget(struct daemon *dm, struct domain *d);
 void discover_free(struct daemon *dm);
 
+/* ---- loop-timer.c: the loop's sampling timer ---- */
+
+struct epoll_event;
+
+/* pwait2 or a timerfd, and the coarse clock's lag (setup). */
+void loop_timer_init(struct daemon *dm);
+/* Arms the timer at the earliest thing due (a no-op when it stands). */
+void loop_arm_sampling(struct daemon *dm);
+/* Waits for events or the timer; *ret_margin_us: how early the timer
+ * may have ended (it is due from timer_armed_us less that). */
+int loop_wait(struct daemon *dm, struct epoll_event *evs, int max, uint64_t *ret_margin_us);
+/* After a wake-up at `now` (the exact clock): the coarse clock's lag
+ * allowed grows to what it measures. */
+void loop_coarse_measure(struct daemon *dm, uint64_t now);
+/* Reads a timerfd's expirations (EAGAIN: none). */
+void loop_drain(int fd);
+
 /* ---- sched.c: when each domain is sampled ---- */
 
 #define HEAP_NONE ((size_t)-1)

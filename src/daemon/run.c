@@ -8,7 +8,7 @@
  *     "tick"), the slow discovery walk and metrics: epoll_pwait2()'s
  *     timeout, or a timerfd where that call is missing or refused (a
  *     wake-up without the timerfd's read and re-arm is two syscalls
- *     fewer, most of an idle wake-up's cost),
+ *     fewer, most of an idle wake-up's cost; loop-timer.c),
  *   - a second timerfd for kill deadlines (term_grace, kill_wait),
  *   - PSI triggers (EPOLLPRI) on /proc/pressure/memory and, near their
  *     lines, each domain's memory.pressure ("full" to fire, "some" to
@@ -38,9 +38,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/timerfd.h>
-#include <linux/time_types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,101 +65,6 @@ static int config_load(const char *path, bool given, struct cgoom_config *ret)
 	if (r < 0)
 		log_error("%s", err);
 	return r;
-}
-
-/* ---- timers ---- */
-
-static void arm_at(int fd, uint64_t abs_us)
-{
-	struct itimerspec it = { 0 };
-	if (abs_us == 0)
-		abs_us = 1; /* 0 would disarm */
-	it.it_value.tv_sec = (time_t)(abs_us / 1000000);
-	it.it_value.tv_nsec = (long)(abs_us % 1000000) * 1000;
-	timerfd_settime(fd, TFD_TIMER_ABSTIME, &it, NULL);
-}
-
-/* A timerfd's one read returns every expiration so far (and EAGAIN when
- * none): one read drains it. */
-static void drain(int fd)
-{
-	uint64_t n;
-	if (read(fd, &n, sizeof(n)) < 0)
-		return; /* EAGAIN: woken by another fd */
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
-}
-
-/* The sampling timer fires at the earliest due domain, allocation
- * budget tick (sched.c), rescan, noisy directory to watch for writes
- * again (discover.c) or metrics. */
-static void arm_sampling(struct daemon *dm)
-{
-	uint64_t next = min_u64(discover_next_walk_us(dm), dm->next_metrics_us);
-	next = min_u64(next, discover_next_unmute_us(dm));
-	next = min_u64(next, sched_next_due_us(dm));
-	next = min_u64(next, sched_next_tick_us(dm));
-	if (dm->timer_armed && next == dm->timer_armed_us)
-		return; /* a wake-up by another fd: the timer already stands */
-	dm->timer_armed = true;
-	dm->timer_armed_us = next;
-	if (!dm->pwait2)
-		arm_at(dm->timerfd, next);
-}
-
-/* epoll_pwait2 (Linux 5.11): a timeout in nanoseconds, no timerfd. The
- * kernel lets such a timeout run late by its estimate of the accuracy
- * asked for (0.1% of it, 0.5% for a niced task, the 50 us timer slack
- * at least): from 10 ms on the timeout is 0.5% shorter, and
- * *ret_margin_us says by how much, so the timer is taken as due that
- * early (what armed it is due within its early window, sched.c: never
- * later than set); shorter ones may run late by the 50 us slack. The
- * time before a long wait is the coarse clock's (the vDSO's even where
- * the clocksource makes CLOCK_MONOTONIC a syscall, as a guest's HPET
- * does: one syscall of an idle wake-up's four), the wait shorter by two
- * of its ticks (sched_wait_us). The syscall takes the kernel's 64-bit
- * timespec on every ABI. */
-static int wait_events(struct daemon *dm, struct epoll_event *evs, int max,
-		       uint64_t *ret_margin_us)
-{
-	*ret_margin_us = 0;
-#ifdef SYS_epoll_pwait2
-	if (dm->pwait2) {
-		struct __kernel_timespec ts, *tsp = NULL;
-		if (dm->timer_armed && dm->timer_armed_us != UINT64_MAX) {
-			uint64_t lag = dm->coarse_lag_us;
-			uint64_t now = lag ? cgfs_now_coarse_us() : 0;
-			if (!lag || now + lag * SCHED_COARSE_WAIT_LAGS > dm->timer_armed_us) {
-				now = cgfs_now_us(); /* a short wait: the exact clock */
-				lag = 0;
-			}
-			uint64_t d = sched_wait_us(dm->timer_armed_us, now, lag, ret_margin_us);
-			ts.tv_sec = (int64_t)(d / 1000000);
-			ts.tv_nsec = (long long)(d % 1000000) * 1000;
-			tsp = &ts;
-		}
-		return (int)syscall(SYS_epoll_pwait2, dm->epfd, evs, max, tsp, NULL, (size_t)8);
-	}
-#endif
-	(void)dm;
-	return epoll_wait(dm->epfd, evs, max, -1);
-}
-
-/* Whether epoll_pwait2 works here (kernel, seccomp filter): a call that
- * returns at once on the still empty epoll set. */
-static bool pwait2_works(int epfd)
-{
-#ifdef SYS_epoll_pwait2
-	struct epoll_event ev;
-	struct __kernel_timespec zero = { 0 };
-	return syscall(SYS_epoll_pwait2, epfd, &ev, 1, &zero, NULL, (size_t)8) == 0;
-#else
-	(void)epfd;
-	return false;
-#endif
 }
 
 /* ---- acting on what a detector saw ---- */
@@ -413,9 +316,9 @@ static uint64_t heap_in_use(void)
 static void on_timer(struct daemon *dm, uint64_t now)
 {
 	if (!dm->pwait2)
-		drain(dm->timerfd);
+		loop_drain(dm->timerfd);
 	dm->sched.timer_wakeups++;
-	dm->timer_armed = false; /* fired: arm_sampling must set it again */
+	dm->timer_armed = false; /* fired: loop_arm_sampling must set it again */
 	if (dm->ev.n_hooks)
 		post_hooks_reap(dm, now, false);
 	/* what is due shortly is done now, rather than at a wake-up of its
@@ -578,13 +481,7 @@ static int setup_fds(struct daemon *dm)
 	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
 		return -errno;
 	dm->epfd = epoll_create1(EPOLL_CLOEXEC);
-	dm->pwait2 = dm->epfd >= 0 && pwait2_works(dm->epfd) && !getenv("CGOOM_NO_PWAIT2");
-	/* the coarse clock advances a tick at a time from the last
-	 * timekeeping update, which may itself be a tick or more late (a
-	 * guest's timekeeping vCPU descheduled): three ticks, and more if a
-	 * wake-up measures more (the loop) */
-	dm->coarse_res_us = getenv("CGOOM_NO_COARSE") ? 0 : cgfs_coarse_res_us();
-	dm->coarse_lag_us = 3 * dm->coarse_res_us;
+	loop_timer_init(dm);
 	dm->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	dm->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	dm->deadlinefd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
@@ -620,7 +517,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		on_timer(dm, now);
 		break;
 	case W_DEADLINE:
-		drain(dm->deadlinefd);
+		loop_drain(dm->deadlinefd);
 		act_deadline(dm, now);
 		break;
 	case W_EVENTS:
@@ -776,12 +673,12 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		for (size_t i = 0; i < dm->n_domains; i++)
 			sample(dm, dm->domains[i], now, false);
 	} else {
-		arm_sampling(dm);
+		loop_arm_sampling(dm);
 	}
 	while (!dm->quit && !(dm->once && !act_any_kill_active(dm))) {
 		struct epoll_event evs[64];
 		uint64_t margin;
-		int n = wait_events(dm, evs, 64, &margin);
+		int n = loop_wait(dm, evs, 64, &margin);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -790,12 +687,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		}
 		now = cgfs_now_us();
 		dm->sched.wakeups++;
-		if (dm->coarse_lag_us) {
-			/* the coarse clock's lag as measured (the vDSO's read) */
-			uint64_t c = cgfs_now_coarse_us();
-			if (now > c + dm->coarse_lag_us)
-				dm->coarse_lag_us = now - c + dm->coarse_res_us;
-		}
+		loop_coarse_measure(dm, now);
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		if (dm->pwait2 && dm->timer_armed && now + margin >= dm->timer_armed_us)
@@ -803,7 +695,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		prep_next(dm); /* the thread may have been freed by a wait */
 		domains_reap(dm);
 		if (!dm->once)
-			arm_sampling(dm);
+			loop_arm_sampling(dm);
 	}
 	rc = CGOOM_DAEMON_EXIT_OK;
 	struct cgoom_strbuf s = { 0 };
