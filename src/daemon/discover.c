@@ -97,6 +97,17 @@ static void unlist_muted(struct discover *ds, struct cgnode *n)
 	n->unmute_us = 0;
 }
 
+/* Node n is muted until `until`, the latest on the list (the pause is
+ * one length: the list stays in unmute order); false without memory. */
+static bool list_muted(struct discover *ds, struct cgnode *n, uint64_t until)
+{
+	if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) < 0)
+		return false;
+	n->unmute_us = until;
+	ds->muted[ds->n_muted++] = n;
+	return true;
+}
+
 static void node_free(struct daemon *dm, struct cgnode *n)
 {
 	struct discover *ds = &dm->disc;
@@ -121,15 +132,22 @@ static void node_free(struct daemon *dm, struct cgnode *n)
 	free(n);
 }
 
-/* Watches directory fd (cgroup path) through /proc/self/fd. */
+/* inotify_add_watch on directory fd through /proc/self/fd: a new watch,
+ * or the one the directory has, given `mask`. */
+static int watch_fd(struct discover *ds, int fd, uint32_t mask)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return inotify_add_watch(ds->ifd, p, mask);
+}
+
+/* Watches directory fd (cgroup path). */
 static void node_watch(struct daemon *dm, struct cgnode *n, int fd)
 {
 	struct discover *ds = &dm->disc;
 	n->wd = -1;
 	if (ds->ifd >= 0) {
-		char p[64];
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-		n->wd = inotify_add_watch(ds->ifd, p, WATCH_MASK);
+		n->wd = watch_fd(ds, fd, WATCH_MASK);
 		if (n->wd >= 0 && map_put_int(&ds->by_wd, n->wd, n) < 0) {
 			inotify_rm_watch(ds->ifd, n->wd);
 			n->wd = -1;
@@ -474,14 +492,12 @@ static bool file_changed(struct daemon *dm, struct cgnode *n, const char *name)
 static bool node_remask(struct daemon *dm, struct cgnode *n, int fd, uint32_t mask)
 {
 	struct discover *ds = &dm->disc;
-	char p[64];
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	int wd = inotify_add_watch(ds->ifd, p, mask);
+	int wd = watch_fd(ds, fd, mask);
 	if (wd < 0 || wd == n->wd)
 		return wd >= 0;
 	struct cgnode *other = map_get_int(&ds->by_wd, wd);
 	if (other)
-		inotify_add_watch(ds->ifd, p, other->unmute_us ? MUTED_MASK : WATCH_MASK);
+		watch_fd(ds, fd, other->unmute_us ? MUTED_MASK : WATCH_MASK);
 	else
 		inotify_rm_watch(ds->ifd, wd);
 	return false;
@@ -500,6 +516,7 @@ static bool node_polled(const struct cgnode *n)
 static void node_mute(struct daemon *dm, struct cgnode *n, const char *name, uint64_t now)
 {
 	struct discover *ds = &dm->disc;
+	/* room first: a watch muted off the list would stay so */
 	if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) < 0)
 		return;
 	int fd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
@@ -509,10 +526,8 @@ static void node_mute(struct daemon *dm, struct cgnode *n, const char *name, uin
 	n->sub_memory = lists_memory(dm, fd, "cgroup.subtree_control") > 0;
 	bool set = node_remask(dm, n, fd, MUTED_MASK);
 	close(fd);
-	if (!set)
+	if (!set || !list_muted(ds, n, now + DISCOVER_MUTE_US))
 		return;
-	n->unmute_us = now + DISCOVER_MUTE_US;
-	ds->muted[ds->n_muted++] = n; /* in unmute order: the pause is one length */
 	ds->mutes++;
 	if (!n->mute_said)
 		log_info("discovery: %s: its files changed %u times in a second (%s, which nothing "
@@ -606,10 +621,7 @@ static void node_unmute(struct daemon *dm, struct cgnode *n, uint64_t now, bool 
 	if (fd < 0 || !node_remask(dm, n, fd, WATCH_MASK)) {
 		if (fd >= 0)
 			close(fd);
-		if (cgfs_grow(&ds->muted, &ds->cap_muted, ds->n_muted + 1, sizeof(*ds->muted)) == 0) {
-			n->unmute_us = now + DISCOVER_MUTE_US; /* the latest on the list: in order */
-			ds->muted[ds->n_muted++] = n;
-		}
+		list_muted(ds, n, now + DISCOVER_MUTE_US);
 		return;
 	}
 	if (catch_up) {
