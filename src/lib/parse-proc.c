@@ -29,34 +29,66 @@ static bool split_colon(const char *line, size_t n, const char **ret_key, size_t
 }
 
 /* "   1234 kB" -> bytes; with need_unit false a bare number is accepted
- * (and returned unscaled, as for HugePages_Total). */
+ * (and returned unscaled, as for HugePages_Total). One pass over the
+ * line (every line of /proc/meminfo is checked at each of the system's
+ * samples): the number's token, then "kB" and nothing after it;
+ * -EBADMSG for a token that is not all digits or a unit that is not
+ * "kB" (a wrong unit before an overflow), then -ERANGE. */
 static int parse_kb_value(const char *s, size_t n, bool need_unit, uint64_t *ret)
 {
-	const char *p = s, *end = s + n, *num, *unit, *extra;
-	size_t num_len, unit_len, extra_len;
-	if (!parse_next_token(&p, end, &num, &num_len))
+	const char *p = s, *end = s + n;
+	while (p < end && parse_is_blank(*p))
+		p++;
+	if (p >= end)
 		return -EBADMSG;
-	bool has_unit = parse_next_token(&p, end, &unit, &unit_len);
-	if (has_unit && (!parse_span_eq(unit, unit_len, "kB") ||
-			 parse_next_token(&p, end, &extra, &extra_len)))
-		return -EBADMSG;
+	/* the number's token; up to 19 digits cannot overflow */
+	const char *num = p;
+	while (p < end && !parse_is_blank(*p))
+		p++;
+	uint64_t v = 0;
+	bool digits = true, overflow = false;
+	for (const char *q = num; q < p; q++) {
+		unsigned d = (unsigned)(*q - '0');
+		if (d > 9) {
+			digits = false;
+			break;
+		}
+		if (p - num > 19 && v > (UINT64_MAX - d) / 10)
+			overflow = true;
+		v = v * 10 + d;
+	}
+	while (p < end && parse_is_blank(*p))
+		p++;
+	bool has_unit = p < end;
+	if (has_unit) {
+		const char *unit = p;
+		while (p < end && !parse_is_blank(*p))
+			p++;
+		if (p - unit != 2 || unit[0] != 'k' || unit[1] != 'B')
+			return -EBADMSG;
+		while (p < end && parse_is_blank(*p))
+			p++;
+		if (p < end)
+			return -EBADMSG;
+	}
 	if (!has_unit && need_unit)
 		return -EBADMSG;
-	uint64_t v;
-	int r = parse_digits_u64(num, num_len, &v);
-	if (r < 0)
-		return r;
+	if (!digits)
+		return -EBADMSG;
+	if (overflow)
+		return -ERANGE;
 	*ret = has_unit ? parse_kb_to_bytes(v) : v;
 	return 0;
 }
 
 struct meminfo_key {
 	const char *name;
+	size_t len; /* strlen(name): the key's length is compared first */
 	unsigned bit;
 	size_t offset;
 };
 
-#define MEMINFO_KEY(name, field, bit) { name, bit, offsetof(struct cgoom_meminfo, field) }
+#define MEMINFO_KEY(name, field, bit) { name, sizeof(name) - 1, bit, offsetof(struct cgoom_meminfo, field) }
 static const struct meminfo_key meminfo_keys[] = {
 	MEMINFO_KEY("MemTotal", mem_total, CGOOM_MEMINFO_MEM_TOTAL),
 	MEMINFO_KEY("MemFree", mem_free, CGOOM_MEMINFO_MEM_FREE),
@@ -87,7 +119,7 @@ int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
 			return -EBADMSG;
 		const struct meminfo_key *k = NULL;
 		for (size_t i = 0; i < sizeof(meminfo_keys) / sizeof(meminfo_keys[0]); i++)
-			if (parse_span_eq(key, key_len, meminfo_keys[i].name)) {
+			if (key_len == meminfo_keys[i].len && memcmp(key, meminfo_keys[i].name, key_len) == 0) {
 				k = &meminfo_keys[i];
 				break;
 			}
