@@ -23,8 +23,12 @@
 #include "daemon-internal.h"
 #include "log.h"
 
-/* /proc/vmstat's oom_kill is read at least this often. */
-#define VMSTAT_IDLE_US 1000000ULL
+/* /proc/vmstat's oom_kill is read at least this often far from the
+ * system's line: a kernel OOM kill made there (a cgroup limit's, which
+ * its domain's memory.events reports at its own pace) is reported within
+ * this, and an idle daemon reads the file once in that while (a read is
+ * a meminfo read's cost: a whole wake-up's worth every ten s). */
+#define VMSTAT_IDLE_US 10000000ULL
 
 static uint64_t above(uint64_t v, uint64_t floor)
 {
@@ -234,8 +238,8 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	 * meminfo: read it whole with every sample only near the line, on a
 	 * trigger (where it is the baseline of the confirming re-check) or
 	 * while the system is watched for thrashing, otherwise its head
-	 * through oom_kill once a second, which is soon enough to report a
-	 * kernel OOM kill made far from the system's line (a cgroup
+	 * through oom_kill once in VMSTAT_IDLE_US, which is soon enough to
+	 * report a kernel OOM kill made far from the system's line (a cgroup
 	 * limit's). */
 	struct cgoom_reclaim rc;
 	bool have_rc = false;
