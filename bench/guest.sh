@@ -165,7 +165,7 @@ for f in /bench/tool-*.sh; do [ -f "$f" ] && . "$f"; done
 has_fn() { type "$1" > /dev/null 2>&1; }
 
 tool_start() { # SCEN: start the killer configured for this scenario
-	TLOG=$T/tool.$1.log
+	TLOG=$T/tool.$TOOL.$1.log
 	: > "$TLOG"
 	TPID= READY=
 	has_fn tool_start_$TOOL || { out "BENCH-CANNOT tool=$TOOL scen=$1 no tool_start_$TOOL"; return 1; }
@@ -511,6 +511,53 @@ idle_cost() {
 	tool_stop
 }
 
+# idle_side: every daemon of SIDE_TOOLS idle at once in this one guest,
+# measured over the same SIDE_WINDOWS windows of IDLE / SIDE_WINDOWS s
+# each (one boot per tool puts each daemon's idle minute under another
+# host load: 0.77-1.17x between runs of the same two binaries). At idle
+# they share nothing but the machine: each reads its own files.
+idle_side() {
+	started=
+	for t in $SIDE_TOOLS; do
+		TOOL=$t
+		tool_start idle || continue
+		[ -n "$TPID" ] || continue
+		eval "SIDE_PID_$t=$TPID"
+		started="$started $t"
+	done
+	TOOL=idle-side
+	sleep 2
+	per=$((IDLE / SIDE_WINDOWS))
+	[ $per -ge 1 ] || per=1
+	w=1
+	while [ $w -le "$SIDE_WINDOWS" ]; do
+		for t in $started; do
+			eval "p=\$SIDE_PID_$t"
+			set -- $(benchhelp cpu $p)
+			eval "SIDE_C0_$t=$6 SIDE_T0_$t=$2"
+		done
+		sleep $per
+		for t in $started; do
+			eval "p=\$SIDE_PID_$t c0=\$SIDE_C0_$t t0=\$SIDE_T0_$t"
+			set -- $(benchhelp cpu $p)
+			cpu=$(awk -v t="$(($2 - t0))" -v a="$c0" -v b="$6" 'BEGIN {
+				if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat", (b - a) / 1e6
+				else printf "%d ticks", t }')
+			out "BENCH-IDLE-SIDE tool=$t window=$w secs=$per cpu_ms=${cpu% *} cpu_from=${cpu#* } rss_kb=$4"
+		done
+		w=$((w + 1))
+	done
+	for t in $started; do
+		eval "p=\$SIDE_PID_$t"
+		kill -TERM $p 2>/dev/null
+	done
+	sleep 1
+	for t in $started; do
+		eval "p=\$SIDE_PID_$t"
+		is_dead $p || kill -9 $p 2>/dev/null
+	done
+}
+
 # systemd-oomd cannot be a peer here: try it, and report why.
 try_systemd_oomd() {
 	if [ ! -x /lib/systemd/systemd-oomd ]; then
@@ -533,6 +580,7 @@ probe_start
 out "BENCH-INFO tool=$TOOL memtotal_kb=$MT memavail_kb=$(mem_kb MemAvailable) reps=$REPS rates=$(echo $RATES | tr ' ' ,) b_rate=$B_RATE c_rate=$C_RATE band_kb=$BAND_KB mon_us=$MON_US"
 case "$TOOL" in
 systemd-oomd) try_systemd_oomd ;;
+idle-side) idle_side ;;
 *)
 	for s in $SCENS; do
 		t0=$(now_ns)

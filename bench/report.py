@@ -33,9 +33,41 @@ def fmt(x):
     return "%.1f" % x
 
 
+def report_side(side):
+    """The idle-side boot: every daemon idle at once, the same windows."""
+    if not side:
+        return
+    print()
+    print("idle side by side (one guest, the same windows): CPU time per window (ms),")
+    print("its sum, and RSS at the end")
+    tools = [t for t in TOOLS if t in side] + sorted(t for t in side if t not in TOOLS)
+    for t in tools:
+        w = [num(d["cpu_ms"]) for d in side[t]]
+        secs = sum(num(d["secs"]) or 0 for d in side[t])
+        print("  %-9s %3d windows, %5.0f s: cpu %7.1f ms (%.2f%% of one CPU), per window %s; RSS %s KiB"
+              % (t, len(w), secs, sum(w), sum(w) / secs / 10.0 if secs else 0,
+                 " ".join(fmt(x) for x in w), side[t][-1].get("rss_kb", "?")))
+    if "cgoom" not in side:
+        return
+    mine = {d["window"]: num(d["cpu_ms"]) for d in side["cgoom"]}
+    for t in tools:
+        if t == "cgoom":
+            continue
+        theirs = {d["window"]: num(d["cpu_ms"]) for d in side[t]}
+        both = [w for w in mine if w in theirs and theirs[w]]
+        a = sum(mine[w] for w in both)
+        b = sum(theirs[w] for w in both)
+        per = sorted(mine[w] / theirs[w] for w in both)
+        print("ratio idle_side_cpu_ms/%s %s" % (t, "%.2f" % (a / b) if b else "n/a"))
+        if per:
+            print("  (per window %.2f-%.2f, median %.2f over %d windows)"
+                  % (per[0], per[-1], statistics.median(per), len(per)))
+
+
 def main(path):
     reps = collections.defaultdict(list)
     idle = {}
+    side = collections.defaultdict(list)
     cannot = []
     host = []
     info = []
@@ -49,6 +81,9 @@ def main(path):
             elif line.startswith("BENCH-IDLE "):
                 d = kv(line)
                 idle[d["tool"]] = d
+            elif line.startswith("BENCH-IDLE-SIDE "):
+                d = kv(line)
+                side[d["tool"]].append(d)
             elif line.startswith("BENCH-CANNOT "):
                 cannot.append(line[len("BENCH-CANNOT "):])
             elif line.startswith("BENCH-HOST "):
@@ -65,6 +100,7 @@ def main(path):
                 or "memtotal_kb" in i or "suite=swap" in i):
             print("# " + i)
     if not reps:
+        report_side(side)
         report_swap.report(swap, info)
         if cannot:
             print()
@@ -151,6 +187,7 @@ def main(path):
                 print("  %-9s %5.0f s idle: cpu %7.1f ms (%.2f%% of one CPU)%s, RSS %6s KiB"
                       % (t, secs, cpu, cpu / secs / 10.0,
                          " [ticks]" if d.get("cpu_from", "ticks") == "ticks" else "", d["rss_kb"]))
+    report_side(side)
     if cannot:
         print()
         print("could not run:")
