@@ -584,5 +584,35 @@ else
 	check "vmstat oom_kill head: a kill seen within 10 s (/: the kernel OOM-killed 1 process)" "$rk" "$d/out"
 fi
 
+# 17. an idle system wakes the daemon no more often than its pace: 1 GiB
+# of MemTotal, MemAvailable 934,464 kB over its 5% line, so a sample
+# every 152.1 ms at earlyoom's 6000 MiB/s (65.7 in 10 s). A wait counted
+# from the coarse clock is shortened by its lag (12 ms at HZ=250) and
+# each period with it: 70 wake-ups in 10 s with the coarse clock before
+# waits of ten lags. The debug line's count over its second 10 s.
+build idle-pace '{
+  "no_base_procs": true,
+  "system": {"mem_total": "1280M"},
+  "meminfo": {"MemAvailable": 1000000},
+  "cgroups": {"/a": {}},
+  "procs": [ {"pid": 4100003, "cgroup": "/a", "rss": 50} ]
+}' || exit 1
+d="$T/idle-pace"
+CGOOM_DEBUG=1 timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1 &
+dpid=$!
+i=0
+until [ "$(grep -c 'sampling: .* wake-ups' "$d/out")" -ge 2 ] || [ $i -gt 500 ]; do
+	i=$((i + 1)); sleep 0.05
+done
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+w=$(grep 'sampling: .* wake-ups' "$d/out" | sed -n '2s/.*; \([0-9]*\) wake-ups (\([0-9]*\) by the timer.*/\1 \2/p')
+set -- $w
+# 10.1 s at most between the lines (their 100 ms early window), 2% for
+# the kernel's slack: 68
+check "idle pace: ${1:-?} wake-ups in 10 s (${2:-?} by the timer) at a 152.1 ms pace: 68 at most" \
+	"$([ -n "${1:-}" ] && [ "$1" -ge 40 ] && [ "$1" -le 68 ]; echo $?)" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
