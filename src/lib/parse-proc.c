@@ -37,6 +37,24 @@ static bool split_colon(const char *line, size_t n, const char **ret_key, size_t
 static int parse_kb_value(const char *s, size_t n, bool need_unit, uint64_t *ret)
 {
 	const char *p = s, *end = s + n;
+	/* the kernel's own layout first, "<blanks><digits> kB", read from
+	 * the end: what it accepts, the whole parse below accepts too, with
+	 * the same value (up to 19 digits cannot overflow) */
+	if (n >= 4 && end[-1] == 'B' && end[-2] == 'k' && end[-3] == ' ') {
+		const char *unit = end - 3, *num = unit;
+		while (num > s && parse_is_digit(num[-1]))
+			num--;
+		const char *b = s;
+		while (b < num && parse_is_blank(*b))
+			b++;
+		if (b == num && num < unit && unit - num <= 19) {
+			uint64_t v = 0;
+			for (; num < unit; num++)
+				v = v * 10 + (unsigned)(*num - '0');
+			*ret = parse_kb_to_bytes(v);
+			return 0;
+		}
+	}
 	while (p < end && parse_is_blank(*p))
 		p++;
 	if (p >= end)
