@@ -208,16 +208,13 @@ void discover_free(struct daemon *dm);
 
 struct epoll_event;
 
-/* pwait2 or a timerfd, and the coarse clock's lag (setup). */
+/* pwait2 or a timerfd (setup). */
 void loop_timer_init(struct daemon *dm);
 /* Arms the timer at the earliest thing due (a no-op when it stands). */
 void loop_arm_sampling(struct daemon *dm);
 /* Waits for events or the timer; *ret_margin_us: how early the timer
  * may have ended (it is due from timer_armed_us less that). */
 int loop_wait(struct daemon *dm, struct epoll_event *evs, int max, uint64_t *ret_margin_us);
-/* After a wake-up at `now` (the exact clock): the coarse clock's lag
- * allowed grows to what it measures. */
-void loop_coarse_measure(struct daemon *dm, uint64_t now);
 /* Reads a timerfd's expirations (EAGAIN: none). */
 void loop_drain(int fd);
 
@@ -357,21 +354,14 @@ uint64_t sched_tick_us(bool any, uint64_t min_room_bytes, uint64_t alloc_rate);
  * at most (fs/select.c MAX_SLACK). */
 #define SCHED_KERNEL_SLACK_MAX_US 100000ULL
 /* The wait for a timer at armed_us, read from a clock at `now` that may
- * be behind the real one by up to lag_us (the coarse clock's): the
+ * be behind the real one by up to lag_us (a coarse clock's; the loop
+ * reads the exact one, 0): the
  * kernel may end a timeout this long late by 0.5% of it (from 10 ms on;
  * 100 ms at most), so the wait is shorter by that and by the lag, and
  * *ret_margin_us is
  * how early the wake-up may come: the timer is due from armed_us less
  * that, and never wakes after armed_us. */
 uint64_t sched_wait_us(uint64_t armed_us, uint64_t now, uint64_t lag_us, uint64_t *ret_margin_us);
-/* The coarse clock is read before a wait this many times its lag or
- * longer. The wait is shortened by the lag and the sample taken at the
- * wake-up, so every period is that much shorter: at ten lags (12 ms of a
- * 168 ms pace, a GiB of headroom at 6000 MiB/s) the idle daemon woke 7%
- * more often than at the exact clock, which costs more than the
- * clock_gettime system call it saves on a guest's HPET (bench idle-side);
- * at a hundred the extra samples are 1% or less. */
-#define SCHED_COARSE_WAIT_LAGS 100
 uint64_t sched_early_us(uint64_t t0, uint64_t due_us);
 
 void sched_init(struct daemon *dm);
@@ -571,8 +561,6 @@ struct daemon {
 	bool pwait2;      /* the sampling timer is epoll_pwait2's timeout, not timerfd */
 	bool timer_armed; /* the sampling timer stands at timer_armed_us */
 	uint64_t timer_armed_us;
-	uint64_t coarse_lag_us; /* the coarse clock's lag allowed before a long wait; 0: unused */
-	uint64_t coarse_res_us; /* its tick */
 	uint64_t next_metrics_us;
 	bool quit;
 	char buf[65536]; /* preallocated: every re-read of a kept fd lands here */

@@ -637,10 +637,8 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		log_error("setting up epoll, signalfd, timerfd: %s", strerror(-r));
 		goto out_free;
 	}
-	log_debug("sampling timer: %s%s", dm->pwait2 ? "epoll_pwait2's timeout"
-						    : "a timerfd (epoll_pwait2 missing, refused or off)",
-		  !dm->pwait2 ? "" : dm->coarse_lag_us ? ", the coarse clock before a long wait"
-						       : ", the exact clock before every wait");
+	log_debug("sampling timer: %s", dm->pwait2 ? "epoll_pwait2's timeout"
+						  : "a timerfd (epoll_pwait2 missing, refused or off)");
 	events_open(dm);
 	r = domains_init(dm);
 	if (r < 0)
@@ -687,7 +685,6 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		}
 		now = cgfs_now_us();
 		dm->sched.wakeups++;
-		loop_coarse_measure(dm, now);
 		for (int i = 0; i < n; i++)
 			dispatch(dm, &evs[i], now);
 		if (dm->pwait2 && dm->timer_armed && now + margin >= dm->timer_armed_us)

@@ -312,24 +312,6 @@ uint64_t cgfs_now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
-uint64_t cgfs_now_coarse_us(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) < 0)
-		return cgfs_now_us();
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
-uint64_t cgfs_coarse_res_us(void)
-{
-	struct timespec ts;
-
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000ULL + ((uint64_t)ts.tv_nsec + 999) / 1000;
-}
-
 uint64_t cgfs_thread_cpu_us(void)
 {
 	struct timespec ts;

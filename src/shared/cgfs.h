@@ -81,11 +81,6 @@ int cgfs_for_each_entry(int dirfd, int (*fn)(void *ctx, const char *name, unsign
 
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t cgfs_now_us(void);
-/* CLOCK_MONOTONIC_COARSE (the last tick's CLOCK_MONOTONIC: read in the
- * vDSO on every clocksource, behind by a tick at most) in microseconds,
- * and that tick's length (0 where the clock is missing). */
-uint64_t cgfs_now_coarse_us(void);
-uint64_t cgfs_coarse_res_us(void);
 
 /* The calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) in
  * microseconds; 0 if it cannot be read. */
