@@ -526,6 +526,11 @@ idle_side() {
 		started="$started $t"
 	done
 	TOOL=idle-side
+	if [ -z "$started" ]; then
+		out "BENCH-CANNOT tool=idle-side scen=idle-side no daemon started (tools: ${SIDE_TOOLS:-none})"
+		return
+	fi
+	[ "${SIDE_WINDOWS:-0}" -ge 1 ] 2>/dev/null || SIDE_WINDOWS=1
 	sleep 2
 	per=$((IDLE / SIDE_WINDOWS))
 	[ $per -ge 1 ] || per=1

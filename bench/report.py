@@ -44,9 +44,10 @@ def report_side(side):
     for t in tools:
         w = [num(d["cpu_ms"]) for d in side[t]]
         secs = sum(num(d["secs"]) or 0 for d in side[t])
-        print("  %-9s %3d windows, %5.0f s: cpu %7.1f ms (%.2f%% of one CPU), per window %s; RSS %s KiB"
+        ticks = any(d.get("cpu_from", "ticks") == "ticks" for d in side[t])
+        print("  %-9s %3d windows, %5.0f s: cpu %7.1f ms (%.2f%% of one CPU)%s, per window %s; RSS %s KiB"
               % (t, len(w), secs, sum(w), sum(w) / secs / 10.0 if secs else 0,
-                 " ".join(fmt(x) for x in w), side[t][-1].get("rss_kb", "?")))
+                 " [ticks]" if ticks else "", " ".join(fmt(x) for x in w), side[t][-1].get("rss_kb", "?")))
     if "cgoom" not in side:
         return
     mine = {d["window"]: num(d["cpu_ms"]) for d in side["cgoom"]}
@@ -54,10 +55,10 @@ def report_side(side):
         if t == "cgoom":
             continue
         theirs = {d["window"]: num(d["cpu_ms"]) for d in side[t]}
-        both = [w for w in mine if w in theirs and theirs[w]]
+        both = [w for w in mine if w in theirs and mine[w] is not None and theirs[w] is not None]
         a = sum(mine[w] for w in both)
         b = sum(theirs[w] for w in both)
-        per = sorted(mine[w] / theirs[w] for w in both)
+        per = sorted(mine[w] / theirs[w] for w in both if theirs[w])
         print("ratio idle_side_cpu_ms/%s %s" % (t, "%.2f" % (a / b) if b else "n/a"))
         if per:
             print("  (per window %.2f-%.2f, median %.2f over %d windows)"
