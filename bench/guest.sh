@@ -494,20 +494,27 @@ scen_c() {
 	for c in cg1 cg2 cg3 pressure ballast; do rmdir $CG/$c 2>/dev/null; done
 }
 
+# cpu_mark PID: "TICKS_MS NS" now (benchhelp cpu: utime+stime, schedstat)
+cpu_mark() { set -- $(benchhelp cpu "$1"); echo "$2 $6"; }
+# cpu_since PID TICKS_MS NS: "MS FROM RSS_KB" since that mark: the live
+# threads' schedstat time, unless a thread that died in between took
+# more than the ticks' 20 ms of rounding with it (FROM: schedstat|ticks)
+cpu_since() {
+	local c0=$2 n0=$3
+	set -- $(benchhelp cpu "$1")
+	awk -v t="$(($2 - c0))" -v a="$n0" -v b="$6" -v rss="$4" 'BEGIN {
+		if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat %s", (b - a) / 1e6, rss
+		else printf "%d ticks %s", t, rss }'
+}
+
 idle_cost() {
 	tool_start idle || return 0
 	[ -n "$TPID" ] || return 0
 	sleep 2
-	set -- $(benchhelp cpu $TPID)
-	c0=$2 n0=$6
+	m=$(cpu_mark $TPID)
 	sleep "$IDLE"
-	set -- $(benchhelp cpu $TPID)
-	# the live threads' schedstat time (ns), unless a thread that died
-	# in between took more than the ticks' 20 ms of rounding with it
-	cpu=$(awk -v t="$(($2 - c0))" -v a="$n0" -v b="$6" 'BEGIN {
-		if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat", (b - a) / 1e6
-		else printf "%d ticks", t }')
-	out "BENCH-IDLE tool=$TOOL secs=$IDLE cpu_ms=${cpu% *} cpu_from=${cpu#* } rss_kb=$4"
+	set -- $(cpu_since $TPID $m)
+	out "BENCH-IDLE tool=$TOOL secs=$IDLE cpu_ms=$1 cpu_from=$2 rss_kb=$3"
 	tool_stop
 }
 
@@ -538,17 +545,13 @@ idle_side() {
 	while [ $w -le "$SIDE_WINDOWS" ]; do
 		for t in $started; do
 			eval "p=\$SIDE_PID_$t"
-			set -- $(benchhelp cpu $p)
-			eval "SIDE_C0_$t=$6 SIDE_T0_$t=$2"
+			eval "SIDE_MARK_$t=\"$(cpu_mark $p)\""
 		done
 		sleep $per
 		for t in $started; do
-			eval "p=\$SIDE_PID_$t c0=\$SIDE_C0_$t t0=\$SIDE_T0_$t"
-			set -- $(benchhelp cpu $p)
-			cpu=$(awk -v t="$(($2 - t0))" -v a="$c0" -v b="$6" 'BEGIN {
-				if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat", (b - a) / 1e6
-				else printf "%d ticks", t }')
-			out "BENCH-IDLE-SIDE tool=$t window=$w secs=$per cpu_ms=${cpu% *} cpu_from=${cpu#* } rss_kb=$4"
+			eval "p=\$SIDE_PID_$t m=\$SIDE_MARK_$t"
+			set -- $(cpu_since $p $m)
+			out "BENCH-IDLE-SIDE tool=$t window=$w secs=$per cpu_ms=$1 cpu_from=$2 rss_kb=$3"
 		done
 		w=$((w + 1))
 	done
