@@ -29,72 +29,42 @@ static bool split_colon(const char *line, size_t n, const char **ret_key, size_t
 }
 
 /* "   1234 kB" -> bytes; with need_unit false a bare number is accepted
- * (and returned unscaled, as for HugePages_Total). One pass over the
- * line (every line of /proc/meminfo is checked at each of the system's
- * samples): the number's token, then "kB" and nothing after it;
- * -EBADMSG for a token that is not all digits or a unit that is not
- * "kB" (a wrong unit before an overflow), then -ERANGE. */
+ * (and returned unscaled, as for HugePages_Total). */
 static int parse_kb_value(const char *s, size_t n, bool need_unit, uint64_t *ret)
 {
-	const char *p = s, *end = s + n;
+	const char *p = s, *end = s + n, *num, *unit, *extra;
+	size_t num_len, unit_len, extra_len;
+	uint64_t v;
 	/* the kernel's own layout first, "<blanks><digits> kB", read from
-	 * the end: what it accepts, the whole parse below accepts too, with
-	 * the same value (up to 19 digits cannot overflow) */
+	 * the end (every line of /proc/meminfo is checked at each of the
+	 * system's samples): what it accepts, the token parse below accepts
+	 * too, with the same value or error */
 	if (n >= 4 && end[-1] == 'B' && end[-2] == 'k' && end[-3] == ' ') {
-		const char *unit = end - 3, *num = unit;
-		while (num > s && parse_is_digit(num[-1]))
-			num--;
+		const char *u = end - 3, *d = u;
+		while (d > s && parse_is_digit(d[-1]))
+			d--;
 		const char *b = s;
-		while (b < num && parse_is_blank(*b))
+		while (b < d && parse_is_blank(*b))
 			b++;
-		if (b == num && num < unit && unit - num <= 19) {
-			uint64_t v = 0;
-			for (; num < unit; num++)
-				v = v * 10 + (unsigned)(*num - '0');
+		if (b == d && d < u) {
+			int r = parse_digits_u64(d, (size_t)(u - d), &v);
+			if (r < 0)
+				return r;
 			*ret = parse_kb_to_bytes(v);
 			return 0;
 		}
 	}
-	while (p < end && parse_is_blank(*p))
-		p++;
-	if (p >= end)
+	if (!parse_next_token(&p, end, &num, &num_len))
 		return -EBADMSG;
-	/* the number's token; up to 19 digits cannot overflow */
-	const char *num = p;
-	while (p < end && !parse_is_blank(*p))
-		p++;
-	uint64_t v = 0;
-	bool digits = true, overflow = false;
-	for (const char *q = num; q < p; q++) {
-		unsigned d = (unsigned)(*q - '0');
-		if (d > 9) {
-			digits = false;
-			break;
-		}
-		if (p - num > 19 && v > (UINT64_MAX - d) / 10)
-			overflow = true;
-		v = v * 10 + d;
-	}
-	while (p < end && parse_is_blank(*p))
-		p++;
-	bool has_unit = p < end;
-	if (has_unit) {
-		const char *unit = p;
-		while (p < end && !parse_is_blank(*p))
-			p++;
-		if (p - unit != 2 || unit[0] != 'k' || unit[1] != 'B')
-			return -EBADMSG;
-		while (p < end && parse_is_blank(*p))
-			p++;
-		if (p < end)
-			return -EBADMSG;
-	}
+	bool has_unit = parse_next_token(&p, end, &unit, &unit_len);
+	if (has_unit && (!parse_span_eq(unit, unit_len, "kB") ||
+			 parse_next_token(&p, end, &extra, &extra_len)))
+		return -EBADMSG;
 	if (!has_unit && need_unit)
 		return -EBADMSG;
-	if (!digits)
-		return -EBADMSG;
-	if (overflow)
-		return -ERANGE;
+	int r = parse_digits_u64(num, num_len, &v);
+	if (r < 0)
+		return r;
 	*ret = has_unit ? parse_kb_to_bytes(v) : v;
 	return 0;
 }
