@@ -5,7 +5,9 @@
  * O(1) instead of a scan of every domain (which made each 3 s walk
  * O(n^2): 100 million string compares at 10,000 cgroups). Open
  * addressing with linear probing and tombstones; keys are not copied
- * (a path key lives in the value that owns it).
+ * (a path key lives in the value that owns it). A map holds one kind of
+ * key, fixed by its first put: a call with the other kind (or a NULL
+ * string) finds and adds nothing.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -40,7 +42,7 @@ static bool slot_used(const struct map_slot *s)
 
 /* The slot holding key, or the one where it would go (the first
  * tombstone on its probe path, else the empty slot ending it). */
-static size_t find(const struct map *m, const char *skey, int ikey, uint64_t h, bool *found)
+static size_t find(const struct map *m, const char *skey, int ikey, bool str, uint64_t h, bool *found)
 {
 	size_t mask = m->cap - 1, i = (size_t)h & mask, first_tomb = SIZE_MAX;
 	*found = false;
@@ -51,7 +53,7 @@ static size_t find(const struct map *m, const char *skey, int ikey, uint64_t h, 
 		if (s->val == TOMB) {
 			if (first_tomb == SIZE_MAX)
 				first_tomb = i;
-		} else if (m->str ? strcmp(s->skey, skey) == 0 : s->ikey == ikey) {
+		} else if (str ? strcmp(s->skey, skey) == 0 : s->ikey == ikey) {
 			*found = true;
 			return i;
 		}
@@ -79,7 +81,7 @@ static int grow(struct map *m)
 		if (slot_used(&old[i])) {
 			bool found;
 			uint64_t h = m->str ? hash_str(old[i].skey) : hash_int(old[i].ikey);
-			size_t k = find(m, old[i].skey, old[i].ikey, h, &found);
+			size_t k = find(m, old[i].skey, old[i].ikey, m->str, h, &found);
 			m->slots[k] = old[i];
 			m->n++;
 			m->used++;
@@ -88,24 +90,30 @@ static int grow(struct map *m)
 	return 0;
 }
 
-static void *get(const struct map *m, const char *skey, int ikey)
+static bool kind_ok(const struct map *m, const char *skey, bool str)
 {
-	if (!m->cap)
+	return str ? skey && (m->str || !m->cap) : !m->str;
+}
+
+static void *get(const struct map *m, const char *skey, int ikey, bool str)
+{
+	if (!m->cap || !kind_ok(m, skey, str))
 		return NULL;
 	bool found;
-	size_t i = find(m, skey, ikey, m->str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
 	return found ? m->slots[i].val : NULL;
 }
 
-static int put(struct map *m, const char *skey, int ikey, void *val)
+static int put(struct map *m, const char *skey, int ikey, bool str, void *val)
 {
-	if (!val)
+	if (!val || !kind_ok(m, skey, str))
 		return -EINVAL;
+	m->str = str;
 	/* live keys and tombstones together at most 3/4 of the table */
 	if (4 * (m->used + 1) > 3 * m->cap && grow(m) < 0)
 		return -ENOMEM;
 	bool found;
-	size_t i = find(m, skey, ikey, m->str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
 	struct map_slot *s = &m->slots[i];
 	if (!found) {
 		m->n++;
@@ -118,12 +126,12 @@ static int put(struct map *m, const char *skey, int ikey, void *val)
 	return 0;
 }
 
-static void *del(struct map *m, const char *skey, int ikey)
+static void *del(struct map *m, const char *skey, int ikey, bool str)
 {
-	if (!m->cap)
+	if (!m->cap || !kind_ok(m, skey, str))
 		return NULL;
 	bool found;
-	size_t i = find(m, skey, ikey, m->str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
 	if (!found)
 		return NULL;
 	void *v = m->slots[i].val;
@@ -134,34 +142,32 @@ static void *del(struct map *m, const char *skey, int ikey)
 
 void *map_get_str(const struct map *m, const char *key)
 {
-	return get(m, key, 0);
+	return get(m, key, 0, true);
 }
 
 int map_put_str(struct map *m, const char *key, void *val)
 {
-	m->str = true;
-	return put(m, key, 0, val);
+	return put(m, key, 0, true, val);
 }
 
 void *map_del_str(struct map *m, const char *key)
 {
-	return del(m, key, 0);
+	return del(m, key, 0, true);
 }
 
 void *map_get_int(const struct map *m, int key)
 {
-	return get(m, NULL, key);
+	return get(m, NULL, key, false);
 }
 
 int map_put_int(struct map *m, int key, void *val)
 {
-	m->str = false;
-	return put(m, NULL, key, val);
+	return put(m, NULL, key, false, val);
 }
 
 void *map_del_int(struct map *m, int key)
 {
-	return del(m, NULL, key);
+	return del(m, NULL, key, false);
 }
 
 void *map_next(const struct map *m, size_t *it)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The discovery's maps (src/daemon/hashmap.c) against a plain array:
- * string and int keys, churn that does not grow the table. */
+ * string and int keys, churn that does not grow the table, and a map
+ * asked with the other kind of key than it holds. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,7 +66,33 @@ static void test_int_churn(void)
 	map_free(&m);
 }
 
+/* A map holds one kind of key, fixed by its first put: asking a string
+ * map by int (or with a NULL string) or an int map by string finds
+ * nothing and adds nothing, rather than hashing a NULL string. */
+static void test_kind_mismatch(void)
+{
+	static int a = 1, b = 2;
+	struct map s = { 0 }, i = { 0 };
+	CHECK_EQ_INT(map_put_str(&s, "/a", &a), 0);
+	CHECK(map_get_int(&s, 0) == NULL);
+	CHECK(map_del_int(&s, 0) == NULL);
+	CHECK_EQ_INT(map_put_int(&s, 0, &b), -EINVAL);
+	CHECK(map_get_str(&s, NULL) == NULL);
+	CHECK_EQ_INT(map_put_str(&s, NULL, &b), -EINVAL);
+	CHECK(map_get_str(&s, "/a") == &a);
+	CHECK_EQ_INT((int)s.n, 1);
+
+	CHECK_EQ_INT(map_put_int(&i, 7, &a), 0);
+	CHECK(map_get_str(&i, "/a") == NULL);
+	CHECK(map_del_str(&i, "/a") == NULL);
+	CHECK_EQ_INT(map_put_str(&i, "/a", &b), -EINVAL);
+	CHECK(map_get_int(&i, 7) == &a);
+	CHECK_EQ_INT((int)i.n, 1);
+	map_free(&s);
+	map_free(&i);
+}
+
 int main(void)
 {
-	return tap_run((struct tap_test[]){ TAP(test_str_model), TAP(test_int_churn), { 0 } });
+	return tap_run((struct tap_test[]){ TAP(test_str_model), TAP(test_int_churn), TAP(test_kind_mismatch), { 0 } });
 }
