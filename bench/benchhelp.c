@@ -38,11 +38,12 @@
  *       wakeup latency (actual wakeup minus due time). SIGUSR1 appends
  *       "worst_us N seq K" to OUT and resets the worst.
  *   benchhelp cpu PID
- *       print "cpu_ms N rss_kb N cpu_ns N": utime+stime of /proc/PID/stat
+ *       print "cpu_ms N rss_kb N cpu_ns N slices N": utime+stime of /proc/PID/stat
  *       (every thread, the dead ones too, in whole clock ticks: 10 ms),
  *       VmRSS, and the summed schedstat run time of its live threads in
- *       ns (-1 unreadable); an idle cost over a minute is a few dozen
- *       ticks, so it is taken from cpu_ns (guest.sh idle_cost)
+ *       ns (-1 unreadable) with the times they were put on a CPU; an
+ *       idle cost over a minute is a few dozen ticks, so it is taken
+ *       from cpu_ns (guest.sh idle_cost)
  *   benchhelp churn OUT DIR RATE SECS KEEP LIMIT_BYTES
  *       cgroup churn at a steady RATE per second for SECS s (or until
  *       SIGTERM): makes DIR/x0, x1, ... on a fixed schedule (every 20 ms
@@ -144,11 +145,13 @@ static void append(const char *path, const char *line)
 }
 
 /* CPU time of every thread of PID (ns, schedstat: exact, not in ticks);
- * "self" for this process. -1 when unreadable. */
-static long long proc_cpu_ns(const char *pid)
+ * "self" for this process. -1 when unreadable. With slices, the times
+ * its threads were put on a CPU (schedstat's third field: for a daemon
+ * that sleeps between samples, its wake-ups) into *slices. */
+static long long proc_cpu_ns_slices(const char *pid, long long *slices)
 {
 	char path[96], buf[256];
-	long long sum = -1;
+	long long sum = -1, n = 0;
 	snprintf(path, sizeof(path), "/proc/%s/task", pid);
 	DIR *d = opendir(path);
 	if (!d)
@@ -161,12 +164,23 @@ static long long proc_cpu_ns(const char *pid)
 		int fd = open(path, O_RDONLY);
 		if (fd < 0)
 			continue;
-		if (slurp(fd, buf, sizeof(buf)) > 0)
-			sum = (sum < 0 ? 0 : sum) + strtoll(buf, NULL, 10);
+		if (slurp(fd, buf, sizeof(buf)) > 0) {
+			char *q;
+			sum = (sum < 0 ? 0 : sum) + strtoll(buf, &q, 10);
+			strtoll(q, &q, 10); /* time waiting on a runqueue */
+			n += strtoll(q, NULL, 10);
+		}
 		close(fd);
 	}
 	closedir(d);
+	if (slices)
+		*slices = sum < 0 ? -1 : n;
 	return sum;
+}
+
+static long long proc_cpu_ns(const char *pid)
+{
+	return proc_cpu_ns_slices(pid, NULL);
 }
 
 /* --- the line: MemAvailable under a floor, or memory.current over a ceiling */
@@ -545,8 +559,10 @@ static int cmd_cpu(int argc, char **argv)
 		rss = field_after(buf, "VmRSS:");
 	if (fd >= 0)
 		close(fd);
-	printf("cpu_ms %llu rss_kb %lld cpu_ns %lld\n", (ut + st) * 1000ULL / (unsigned long long)hz, rss,
-	       proc_cpu_ns(argv[2]));
+	long long slices;
+	long long ns = proc_cpu_ns_slices(argv[2], &slices);
+	printf("cpu_ms %llu rss_kb %lld cpu_ns %lld slices %lld\n", (ut + st) * 1000ULL / (unsigned long long)hz,
+	       rss, ns, slices);
 	return 0;
 }
 

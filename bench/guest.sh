@@ -494,17 +494,20 @@ scen_c() {
 	for c in cg1 cg2 cg3 pressure ballast; do rmdir $CG/$c 2>/dev/null; done
 }
 
-# cpu_mark PID: "TICKS_MS NS" now (benchhelp cpu: utime+stime, schedstat)
-cpu_mark() { set -- $(benchhelp cpu "$1"); echo "$2 $6"; }
-# cpu_since PID TICKS_MS NS: "MS FROM RSS_KB" since that mark: the live
-# threads' schedstat time, unless a thread that died in between took
-# more than the ticks' 20 ms of rounding with it (FROM: schedstat|ticks)
+# cpu_mark PID: "TICKS_MS NS SLICES" now (benchhelp cpu: utime+stime, schedstat)
+cpu_mark() { set -- $(benchhelp cpu "$1"); echo "$2 $6 $8"; }
+# cpu_since PID TICKS_MS NS SLICES: "MS FROM RSS_KB SLICES" since that
+# mark: the live threads' schedstat time, unless a thread that died in
+# between took more than the ticks' 20 ms of rounding with it (FROM:
+# schedstat|ticks), and the times they were put on a CPU (a sleeping
+# daemon's wake-ups; -1: unknown)
 cpu_since() {
-	local c0=$2 n0=$3
+	local c0=$2 n0=$3 s0=$4
 	set -- $(benchhelp cpu "$1")
-	awk -v t="$(($2 - c0))" -v a="$n0" -v b="$6" -v rss="$4" 'BEGIN {
-		if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat %s", (b - a) / 1e6, rss
-		else printf "%d ticks %s", t, rss }'
+	awk -v t="$(($2 - c0))" -v a="$n0" -v b="$6" -v rss="$4" -v s0="$s0" -v s1="$8" 'BEGIN {
+		w = (s0 >= 0 && s1 >= s0) ? s1 - s0 : -1
+		if (a >= 0 && b >= a && t <= (b - a) / 1e6 + 20) printf "%.1f schedstat %s %d", (b - a) / 1e6, rss, w
+		else printf "%d ticks %s %d", t, rss, w }'
 }
 
 idle_cost() {
@@ -518,11 +521,16 @@ idle_cost() {
 	tool_stop
 }
 
-# idle_side: every daemon of SIDE_TOOLS idle at once in this one guest,
-# measured over the same SIDE_WINDOWS windows of IDLE / SIDE_WINDOWS s
-# each (one boot per tool puts each daemon's idle minute under another
-# host load: 0.77-1.17x between runs of the same two binaries). At idle
-# they share nothing but the machine: each reads its own files.
+# idle_side: the daemons of SIDE_TOOLS in this one guest, each idle alone
+# in its turn: all are started, all but one stopped (SIGSTOP), and in each
+# of SIDE_WINDOWS rounds every daemon runs alone for IDLE / SIDE_WINDOWS s
+# (read from 1 s after it resumes; the order reversed every other round).
+# One boot per tool put each daemon's idle minute under another host load
+# (0.77-1.17x between runs of the same two binaries); all running at once,
+# daemons that share a CPU and wake at the same moment split those
+# wake-ups' cost unevenly (pinned to one CPU together, cgoom measured
+# 2.4x earlyoom's CPU; alone in turns, 1.2x). Alone, each pays for its
+# own wake-ups, as on a machine that runs one of them.
 idle_side() {
 	started=
 	for t in $SIDE_TOOLS; do
@@ -530,6 +538,7 @@ idle_side() {
 		tool_start idle || continue
 		[ -n "$TPID" ] || continue
 		eval "SIDE_PID_$t=$TPID"
+		kill -STOP $TPID
 		started="$started $t"
 	done
 	TOOL=idle-side
@@ -538,25 +547,29 @@ idle_side() {
 		return
 	fi
 	[ "${SIDE_WINDOWS:-0}" -ge 1 ] 2>/dev/null || SIDE_WINDOWS=1
-	sleep 2
 	per=$((IDLE / SIDE_WINDOWS))
 	[ $per -ge 1 ] || per=1
+	reversed=
+	for t in $started; do reversed="$t $reversed"; done
 	w=1
 	while [ $w -le "$SIDE_WINDOWS" ]; do
-		for t in $started; do
+		order=$started
+		[ $((w % 2)) = 0 ] && order=$reversed
+		for t in $order; do
 			eval "p=\$SIDE_PID_$t"
-			eval "SIDE_MARK_$t=\"$(cpu_mark $p)\""
-		done
-		sleep $per
-		for t in $started; do
-			eval "p=\$SIDE_PID_$t m=\$SIDE_MARK_$t"
+			kill -CONT $p
+			sleep 1
+			m=$(cpu_mark $p)
+			sleep $per
 			set -- $(cpu_since $p $m)
-			out "BENCH-IDLE-SIDE tool=$t window=$w secs=$per cpu_ms=$1 cpu_from=$2 rss_kb=$3"
+			kill -STOP $p
+			out "BENCH-IDLE-SIDE tool=$t window=$w secs=$per cpu_ms=$1 cpu_from=$2 rss_kb=$3 wakeups=$4"
 		done
 		w=$((w + 1))
 	done
 	for t in $started; do
 		eval "p=\$SIDE_PID_$t"
+		kill -CONT $p 2>/dev/null
 		kill -TERM $p 2>/dev/null
 	done
 	sleep 1

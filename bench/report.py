@@ -34,20 +34,24 @@ def fmt(x):
 
 
 def report_side(side):
-    """The idle-side boot: every daemon idle at once, the same windows."""
+    """The idle-side boot: every daemon idle alone in its turn, the same rounds."""
     if not side:
         return
     print()
-    print("idle side by side (one guest, the same windows): CPU time per window (ms),")
-    print("its sum, and RSS at the end")
+    print("idle in turns (one guest, each daemon alone in its turn of every round):")
+    print("CPU time per turn (ms), its sum, and RSS at the end")
     tools = [t for t in TOOLS if t in side] + sorted(t for t in side if t not in TOOLS)
     for t in tools:
         w = [num(d["cpu_ms"]) for d in side[t]]
         secs = sum(num(d["secs"]) or 0 for d in side[t])
         ticks = any(d.get("cpu_from", "ticks") == "ticks" for d in side[t])
-        print("  %-9s %3d windows, %5.0f s: cpu %7.1f ms (%.2f%% of one CPU)%s, per window %s; RSS %s KiB"
+        print("  %-9s %3d turns, %5.0f s: cpu %7.1f ms (%.2f%% of one CPU)%s, per turn %s; RSS %s KiB"
               % (t, len(w), secs, sum(w), sum(w) / secs / 10.0 if secs else 0,
                  " [ticks]" if ticks else "", " ".join(fmt(x) for x in w), side[t][-1].get("rss_kb", "?")))
+        wakes = [num(d.get("wakeups")) for d in side[t]]
+        if secs and wakes and all(x is not None and x > 0 for x in wakes):
+            print("            %d wake-ups (%.2f a second), %.0f us of CPU each"
+                  % (sum(wakes), sum(wakes) / secs, 1000.0 * sum(w) / sum(wakes)))
     if "cgoom" not in side:
         return
     mine = {d["window"]: num(d["cpu_ms"]) for d in side["cgoom"]}
@@ -61,7 +65,7 @@ def report_side(side):
         per = sorted(mine[w] / theirs[w] for w in both if theirs[w])
         print("ratio idle_side_cpu_ms/%s %s" % (t, "%.2f" % (a / b) if b else "n/a"))
         if per:
-            print("  (per window %.2f-%.2f, median %.2f over %d windows)"
+            print("  (per round %.2f-%.2f, median %.2f over %d rounds)"
                   % (per[0], per[-1], statistics.median(per), len(per)))
 
 
