@@ -8,6 +8,8 @@
 #               probe_ms=.. rate_mibs=.. cross_gap_us=.. band_ms=..
 #               band_cpu_ms=.. psi_lead_ms=.. exit=.. mon_*=..
 #   BENCH-IDLE  tool=T secs=N cpu_ms=N cpu_from=schedstat|ticks rss_kb=N
+#   BENCH-IDLE-SIDE tool=T window=N secs=N cpu_ms=N cpu_from=.. rss_kb=N
+#               wakeups=N|-1   (idle-side: one daemon's turn in round N)
 #   BENCH-CANNOT tool=T scen=S reason...
 #
 # Every run measures from the same reference line: MemAvailable crossing

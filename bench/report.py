@@ -38,7 +38,10 @@ def report_side(side):
     if not side:
         return
     print()
-    print("idle in turns (one guest, each daemon alone in its turn of every round):")
+    if any("wakeups" in d for runs in side.values() for d in runs):
+        print("idle in turns (one guest, each daemon alone in its turn of every round):")
+    else:  # results from before 2026-12-06: every daemon idle at once
+        print("idle side by side (one guest, every daemon at once, the same windows):")
     print("CPU time per turn (ms), its sum, and RSS at the end")
     tools = [t for t in TOOLS if t in side] + sorted(t for t in side if t not in TOOLS)
     for t in tools:

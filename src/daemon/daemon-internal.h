@@ -139,7 +139,9 @@ struct map {
 	bool str;
 };
 void *map_get_str(const struct map *m, const char *key);
-int map_put_str(struct map *m, const char *key, void *val); /* 0, -ENOMEM, -EINVAL (NULL) */
+/* One kind of key per map, fixed by its first put: a call with the other
+ * kind (or a NULL key) finds nothing, and its put is -EINVAL. */
+int map_put_str(struct map *m, const char *key, void *val); /* 0, -ENOMEM, -EINVAL (NULL, or an int map) */
 void *map_del_str(struct map *m, const char *key);          /* the value removed, or NULL */
 void *map_get_int(const struct map *m, int key);
 int map_put_int(struct map *m, int key, void *val);

@@ -90,9 +90,11 @@ static int grow(struct map *m)
 	return 0;
 }
 
+/* An empty table (none allocated yet, or freed) takes either kind; a
+ * put that failed to allocate one fixes nothing. */
 static bool kind_ok(const struct map *m, const char *skey, bool str)
 {
-	return str ? skey && (m->str || !m->cap) : !m->str;
+	return (!str || skey) && (!m->cap || m->str == str);
 }
 
 static void *get(const struct map *m, const char *skey, int ikey, bool str)
