@@ -35,6 +35,11 @@ static uint64_t hash_int(int k)
 	return h ^ (h >> 29);
 }
 
+static uint64_t hash_key(bool str, const char *skey, int ikey)
+{
+	return str ? hash_str(skey) : hash_int(ikey);
+}
+
 static bool slot_used(const struct map_slot *s)
 {
 	return s->val && s->val != TOMB;
@@ -80,8 +85,8 @@ static int grow(struct map *m)
 	for (size_t i = 0; i < ocap; i++)
 		if (slot_used(&old[i])) {
 			bool found;
-			uint64_t h = m->str ? hash_str(old[i].skey) : hash_int(old[i].ikey);
-			size_t k = find(m, old[i].skey, old[i].ikey, m->str, h, &found);
+			size_t k = find(m, old[i].skey, old[i].ikey, m->str,
+					hash_key(m->str, old[i].skey, old[i].ikey), &found);
 			m->slots[k] = old[i];
 			m->n++;
 			m->used++;
@@ -102,7 +107,7 @@ static void *get(const struct map *m, const char *skey, int ikey, bool str)
 	if (!m->cap || !kind_ok(m, skey, str))
 		return NULL;
 	bool found;
-	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, hash_key(str, skey, ikey), &found);
 	return found ? m->slots[i].val : NULL;
 }
 
@@ -115,7 +120,7 @@ static int put(struct map *m, const char *skey, int ikey, bool str, void *val)
 	if (4 * (m->used + 1) > 3 * m->cap && grow(m) < 0)
 		return -ENOMEM;
 	bool found;
-	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, hash_key(str, skey, ikey), &found);
 	struct map_slot *s = &m->slots[i];
 	if (!found) {
 		m->n++;
@@ -133,7 +138,7 @@ static void *del(struct map *m, const char *skey, int ikey, bool str)
 	if (!m->cap || !kind_ok(m, skey, str))
 		return NULL;
 	bool found;
-	size_t i = find(m, skey, ikey, str, str ? hash_str(skey) : hash_int(ikey), &found);
+	size_t i = find(m, skey, ikey, str, hash_key(str, skey, ikey), &found);
 	if (!found)
 		return NULL;
 	void *v = m->slots[i].val;
