@@ -113,6 +113,30 @@ struct cgoom_meminfo {
 	unsigned present;
 };
 int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret);
+/* The same with the one-pass read of the kernel's lines on or off (off:
+ * every line token by token, the reference the tests compare it to). */
+int cgoom_parse_meminfo_lines(const char *buf, size_t len, bool fast, struct cgoom_meminfo *ret);
+
+/* The daemon's read of the same file at every system sample: the whole
+ * file is parsed (cgoom_parse_meminfo) at the first read, whenever its
+ * length changes or a line cgoom uses is not where it was, and at least
+ * every CGOOM_MEMINFO_WHOLE_EVERY reads; in between only the lines cgoom
+ * uses are read, each at its place in the last whole parse and each
+ * checked in full (its key at a line's start, its figure and kB up to
+ * the line's end). So a malformed line cgoom does not use, or a key
+ * repeated, is refused within that many reads, not at once; a key the
+ * last whole parse did not see is read from the next one. The layout
+ * starts zeroed. */
+#define CGOOM_MEMINFO_N_KEYS 11
+#define CGOOM_MEMINFO_WHOLE_EVERY 64
+struct cgoom_meminfo_layout {
+	size_t len; /* the file's length at the last whole parse (0: none) */
+	size_t off[CGOOM_MEMINFO_N_KEYS]; /* each key's line there */
+	unsigned present;
+	unsigned since_whole; /* reads since */
+};
+int cgoom_parse_meminfo_again(const char *buf, size_t len, struct cgoom_meminfo_layout *lay,
+			      struct cgoom_meminfo *ret);
 
 /* /proc/net/sockstat: the "mem" field of the TCP: and UDP: lines, in
  * pages. A missing line reads as 0; a malformed one is -EBADMSG. */

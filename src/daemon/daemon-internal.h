@@ -412,6 +412,7 @@ struct kill_state {
 /* The system domain's own files (domain 0 only). */
 struct system_files {
 	int meminfo_fd, vmstat_fd;
+	struct cgoom_meminfo_layout meminfo_layout; /* where its lines were (system_meminfo) */
 	bool vmstat_ok;
 	uint64_t vmstat_oom_kill;
 	size_t vmstat_oom_ask; /* bytes of /proc/vmstat through oom_kill, and slack (0: all) */

@@ -91,8 +91,92 @@ static const struct meminfo_key meminfo_keys[] = {
 	MEMINFO_KEY("Mapped", mapped, CGOOM_MEMINFO_MAPPED),
 };
 
-/* Every line is "Key: NUMBER [kB]"; the keys cgoom uses must carry kB. */
-int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
+/* The line's key among meminfo_keys, by a hash of its length and first
+ * and last bytes (key_len >= 1): one candidate to compare (-1: no key
+ * cgoom uses hashes there). The token parse looks the key up in the
+ * table itself, so test-parse-meminfo, reading the kernel's file both
+ * ways, holds every slot to it. */
+#define MEMINFO_SLOT(key, len) (((len) * 5 + (unsigned char)(key)[0] + (unsigned char)(key)[(len) - 1]) % 16)
+static const signed char meminfo_slots[16] = { 4, 0, 7, -1, -1, 1, 5, -1, 6, 9, -1, -1, 3, 8, 2, 10 };
+
+static const struct meminfo_key *meminfo_key_hashed(const char *key, size_t key_len)
+{
+	int i = meminfo_slots[MEMINFO_SLOT(key, key_len)];
+	if (i < 0 || key_len != meminfo_keys[i].len || memcmp(key, meminfo_keys[i].name, key_len) != 0)
+		return NULL;
+	return &meminfo_keys[i];
+}
+
+/* The kernel's figure, "<blanks><digits>" or "<blanks><digits> kB" (at
+ * most 19 digits: no overflow), and the line's '\n', at p; a '\n' lies
+ * between p and end, so every scan stops at one. The kernel's blank
+ * padding goes 8 bytes a compare. The next line, or NULL. */
+static const char *meminfo_value(const char *p, const char *end, uint64_t *ret_v, bool *ret_kb)
+{
+	while (end - p >= 8 && memcmp(p, "        ", 8) == 0)
+		p += 8;
+	while (parse_is_blank(*p))
+		p++;
+	const char *d = p;
+	uint64_t v = 0;
+	while (parse_is_digit(*p))
+		v = v * 10 + (unsigned)(*p++ - '0'); /* wraps past 19 digits: refused below */
+	if (p == d || p - d > 19)
+		return NULL;
+	/* each byte read only after the one before it matched: none past the '\n' */
+	*ret_kb = p[0] == ' ' && p[1] == 'k' && p[2] == 'B';
+	if (*ret_kb)
+		p += 3;
+	if (*p != '\n')
+		return NULL;
+	*ret_v = *ret_kb ? parse_kb_to_bytes(v) : v;
+	return p + 1;
+}
+
+/* The kernel's own line, "Key:" and its figure (meminfo_value), ended by
+ * '\n', read in one pass from *pos: true with the key, the value (bytes,
+ * or the bare number) and *pos past the line. false for anything else,
+ * which the token parse below reads. Every line of /proc/meminfo is
+ * checked at each whole parse: the line's end and its ':' are found by
+ * memchr. Where this reads a line, the token parse reads it with the
+ * same key and value (test-parse-meminfo and fuzz-meminfo compare them). */
+static bool meminfo_line_fast(const char **pos, const char *end, const char **ret_key,
+			      size_t *ret_key_len, uint64_t *ret_v, bool *ret_kb)
+{
+	const char *line = *pos;
+	const char *nl = memchr(line, '\n', (size_t)(end - line));
+	if (!nl)
+		return false;
+	const char *colon = memchr(line, ':', (size_t)(nl - line));
+	if (!colon || colon == line)
+		return false;
+	const char *next = meminfo_value(colon + 1, end, ret_v, ret_kb);
+	if (!next)
+		return false;
+	*ret_key = line;
+	*ret_key_len = (size_t)(colon - line);
+	*pos = next; /* nl + 1: the value's scans stop at the first '\n' */
+	return true;
+}
+
+static const struct meminfo_key *meminfo_key_find(const char *key, size_t key_len)
+{
+	for (size_t i = 0; i < sizeof(meminfo_keys) / sizeof(meminfo_keys[0]); i++)
+		if (key_len == meminfo_keys[i].len && memcmp(key, meminfo_keys[i].name, key_len) == 0)
+			return &meminfo_keys[i];
+	return NULL;
+}
+
+#define MEMINFO_N_KEYS (sizeof(meminfo_keys) / sizeof(meminfo_keys[0]))
+_Static_assert(MEMINFO_N_KEYS == CGOOM_MEMINFO_N_KEYS, "struct cgoom_meminfo_layout's off[]");
+
+/* Every line is "Key: NUMBER [kB]"; the keys cgoom uses must carry kB.
+ * fast: the kernel's lines read in one pass (meminfo_line_fast); without
+ * it every line goes through the token parse, the reference the tests
+ * hold the one-pass read to. off (or NULL): where each key read starts
+ * its line. */
+static int parse_meminfo(const char *buf, size_t len, bool fast, struct cgoom_meminfo *ret,
+			 size_t *off)
 {
 	if (!buf && len)
 		return -EINVAL;
@@ -100,31 +184,103 @@ int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
 	const char *end = parse_end(buf, len), *pos = buf, *line;
 	size_t n;
 
-	while (parse_next_line(&pos, end, &line, &n)) {
+	while (pos && pos < end) {
 		const char *key, *val;
 		size_t key_len, val_len;
-		if (!split_colon(line, n, &key, &key_len, &val, &val_len))
-			return -EBADMSG;
-		const struct meminfo_key *k = NULL;
-		for (size_t i = 0; i < sizeof(meminfo_keys) / sizeof(meminfo_keys[0]); i++)
-			if (key_len == meminfo_keys[i].len && memcmp(key, meminfo_keys[i].name, key_len) == 0) {
-				k = &meminfo_keys[i];
-				break;
-			}
+		const struct meminfo_key *k;
 		uint64_t v;
-		int r = parse_kb_value(val, val_len, k != NULL, &v);
-		if (r < 0)
-			return r;
+		bool kb;
+		const char *start = pos;
+		bool done = false;
+		if (fast && meminfo_line_fast(&pos, end, &key, &key_len, &v, &kb)) {
+			k = meminfo_key_hashed(key, key_len);
+			done = kb || !k;
+			if (!done)
+				pos = start; /* a key cgoom uses, without kB: the token parse says why */
+		}
+		if (!done) {
+			if (!parse_next_line(&pos, end, &line, &n))
+				break;
+			if (!split_colon(line, n, &key, &key_len, &val, &val_len))
+				return -EBADMSG;
+			k = meminfo_key_find(key, key_len);
+			int r = parse_kb_value(val, val_len, k != NULL, &v);
+			if (r < 0)
+				return r;
+		}
 		if (!k)
 			continue;
 		if (mi.present & k->bit)
 			return -EBADMSG;
 		mi.present |= k->bit;
 		memcpy((char *)&mi + k->offset, &v, sizeof(v));
+		if (off)
+			off[k - meminfo_keys] = (size_t)(start - buf);
 	}
 	if (!(mi.present & CGOOM_MEMINFO_MEM_TOTAL))
 		return -ENOENT;
 	*ret = mi;
+	return 0;
+}
+
+int cgoom_parse_meminfo_lines(const char *buf, size_t len, bool fast, struct cgoom_meminfo *ret)
+{
+	return parse_meminfo(buf, len, fast, ret, NULL);
+}
+
+int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
+{
+	return parse_meminfo(buf, len, true, ret, NULL);
+}
+
+/* The lines of the last whole parse, each where it was: its key at the
+ * start of a line, its ':', its figure and " kB" up to the line's end,
+ * all read in full (meminfo_value), as the whole parse reads that line.
+ * false when any is not (a figure gained or lost a digit before it, the
+ * file ends without '\n', it is another file): the caller parses it
+ * whole. */
+static bool meminfo_read_at(const char *buf, size_t len, const struct cgoom_meminfo_layout *lay,
+			    struct cgoom_meminfo *ret)
+{
+	struct cgoom_meminfo mi = { .present = lay->present };
+	const char *end = buf + len;
+	if (end[-1] != '\n')
+		return false; /* so every scan below stops at a '\n' */
+	for (size_t i = 0; i < MEMINFO_N_KEYS; i++) {
+		const struct meminfo_key *k = &meminfo_keys[i];
+		if (!(lay->present & k->bit))
+			continue;
+		const char *p = buf + lay->off[i];
+		uint64_t v;
+		bool kb;
+		/* the key (no ':' or '\n' in it) and its ':': the line's first */
+		if ((p > buf && p[-1] != '\n') || (size_t)(end - p) <= k->len ||
+		    memcmp(p, k->name, k->len) != 0 || p[k->len] != ':' ||
+		    !meminfo_value(p + k->len + 1, end, &v, &kb) || !kb)
+			return false;
+		memcpy((char *)&mi + k->offset, &v, sizeof(v));
+	}
+	*ret = mi;
+	return true;
+}
+
+int cgoom_parse_meminfo_again(const char *buf, size_t len, struct cgoom_meminfo_layout *lay,
+			      struct cgoom_meminfo *ret)
+{
+	if (buf && lay->len == len && len > 0 && lay->since_whole + 1 < CGOOM_MEMINFO_WHOLE_EVERY &&
+	    meminfo_read_at(buf, len, lay, ret)) {
+		lay->since_whole++;
+		return 0;
+	}
+	size_t off[MEMINFO_N_KEYS];
+	int r = parse_meminfo(buf, len, true, ret, off);
+	*lay = (struct cgoom_meminfo_layout){ 0 };
+	if (r < 0)
+		return r;
+	lay->len = len;
+	lay->present = ret->present;
+	for (size_t i = 0; i < MEMINFO_N_KEYS; i++)
+		lay->off[i] = lay->present & meminfo_keys[i].bit ? off[i] : 0;
 	return 0;
 }
 

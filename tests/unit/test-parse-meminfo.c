@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* /proc/meminfo's one-pass read of the kernel's lines against the token
+ * parse of every line (cgoom_parse_meminfo_lines, fast off): the same
+ * result, error and figures on the kernel's files, on every one-byte
+ * change and cut of them, and on random lines made of the bytes the
+ * format turns on. Then the daemon's read (cgoom_parse_meminfo_again):
+ * the lines it uses where the last whole parse found them, the whole
+ * file at least every CGOOM_MEMINFO_WHOLE_EVERY reads. Every input sits
+ * at the end of a guarded page. */
+#include "parse-samples.h"
+#include "tap.h"
+
+DEFINE_DO(meminfo_fast, struct cgoom_meminfo, cgoom_parse_meminfo_lines(b, n, true, out))
+DEFINE_DO(meminfo_ref, struct cgoom_meminfo, cgoom_parse_meminfo_lines(b, n, false, out))
+
+struct tally {
+	unsigned cases, ok, errors, differ;
+};
+
+static void compare(struct tally *t, const char *s, size_t n)
+{
+	struct cgoom_meminfo a, b;
+	int ra = do_meminfo_fast(s, n, &a), rb = do_meminfo_ref(s, n, &b);
+	t->cases++;
+	if (ra == 0)
+		t->ok++;
+	else
+		t->errors++;
+	if (ra == rb && (ra < 0 || memcmp(&a, &b, sizeof(a)) == 0))
+		return;
+	if (t->differ++ == 0) {
+		printf("# first difference: one pass %d, tokens %d, on \"", ra, rb);
+		for (size_t i = 0; i < n; i++)
+			printf(s[i] >= ' ' && s[i] < 127 && s[i] != '"' ? "%c" : "\\x%02x",
+			       (unsigned char)s[i]);
+		printf("\"\n");
+	}
+}
+
+static const char *const kernel_files[] = { meminfo_61, "MemTotal: 1 kB",
+					    "HugePages_Total:   7\nMemTotal: 2 kB\n",
+					    "MemTotal: 18446744073709551615 kB\nSwapFree: 9999999999999999999 kB\n" };
+
+/* every byte of the kernel's files replaced by each byte the format
+ * turns on, deleted, doubled; and every cut */
+static void test_meminfo_one_pass_edits(void)
+{
+	static const char bytes[] = { '0', '9', ' ', '\t', ':', '\n', 'k', 'B', '\r', '\0', '-', 'x' };
+	struct tally t = { 0 };
+	char buf[4096];
+	for (size_t f = 0; f < sizeof(kernel_files) / sizeof(kernel_files[0]); f++) {
+		const char *s = kernel_files[f];
+		size_t n = strlen(s);
+		CHECK(n + 1 < sizeof(buf));
+		compare(&t, s, n);
+		for (size_t i = 0; i < n; i++) {
+			compare(&t, s, i);
+			memcpy(buf, s, n);
+			for (size_t b = 0; b < sizeof(bytes); b++) {
+				buf[i] = bytes[b];
+				compare(&t, buf, n);
+			}
+			memcpy(buf, s, i);
+			memcpy(buf + i, s + i + 1, n - i - 1);
+			compare(&t, buf, n - 1);
+			memcpy(buf, s, i + 1);
+			memcpy(buf + i + 1, s + i, n - i);
+			compare(&t, buf, n + 1);
+		}
+	}
+	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
+	CHECK_EQ_INT(t.differ, 0);
+	CHECK(t.ok > 1000 && t.errors > 1000);
+}
+
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* files of 1-6 random lines, half of them after a MemTotal line: a key (one cgoom uses, another, or none),
+ * blanks, digits (up to 21), a unit, stray bytes */
+static void test_meminfo_one_pass_random(void)
+{
+	static const char *const keys[] = { "MemTotal", "MemAvailable", "SwapFree", "Shmem",
+					    "HugePages_Total", "Dirty", "", "Mem Total" };
+	static const char *const units[] = { " kB", "", " kB ", "\tkB", " k", " kBB", " MB", " kB\r" };
+	struct tally t = { 0 };
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	char buf[1024];
+	for (unsigned c = 0; c < 200000; c++) {
+		size_t n = next_rand(&x) % 2 ? (size_t)sprintf(buf, "MemTotal: %u kB\n", c) : 0;
+		unsigned lines = 1 + (unsigned)(next_rand(&x) % 6);
+		for (unsigned l = 0; l < lines; l++) {
+			uint64_t r = next_rand(&x);
+			n += (size_t)sprintf(buf + n, "%s%s", keys[r % 8], (r >> 3) % 16 ? ":" : "");
+			for (unsigned b = (unsigned)((r >> 7) % 4); b; b--)
+				buf[n++] = (r >> (10 + b)) & 1 ? '\t' : ' ';
+			for (unsigned d = (unsigned)((r >> 16) % 22); d; d--)
+				buf[n++] = (char)('0' + next_rand(&x) % 10);
+			n += (size_t)sprintf(buf + n, "%s", units[(r >> 21) % 2 ? 0 : (r >> 22) % 8]);
+			if ((r >> 24) % 32 == 0)
+				buf[n++] = "x\0:9"[(r >> 29) % 4];
+			if (l + 1 < lines || (r >> 31) % 2)
+				buf[n++] = '\n';
+		}
+		compare(&t, buf, n);
+	}
+	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
+	CHECK_EQ_INT(t.differ, 0);
+	CHECK(t.ok > 1000 && t.errors > 1000);
+}
+
+static int again(const char *s, size_t n, struct cgoom_meminfo_layout *lay, struct cgoom_meminfo *out)
+{
+	struct gbuf g = gbuf_new(s, n);
+	int r = cgoom_parse_meminfo_again(g.p, n, lay, out);
+	gbuf_free(&g);
+	return r;
+}
+
+/* The figures of a, each present in b with the same value. */
+static bool figures_within(const struct cgoom_meminfo *a, const struct cgoom_meminfo *b)
+{
+	const uint64_t *va = &a->mem_total, *vb = &b->mem_total;
+	if ((a->present & b->present) != a->present)
+		return false;
+	for (unsigned i = 0; i < CGOOM_MEMINFO_N_KEYS; i++)
+		if ((a->present & (1u << i)) && va[i] != vb[i])
+			return false;
+	return true;
+}
+
+/* Whether byte i of s lies on a line whose key cgoom uses. */
+static bool on_used_line(const char *s, size_t i)
+{
+	static const char *const used[] = { "MemTotal:", "MemFree:", "MemAvailable:", "SwapTotal:",
+					    "SwapFree:", "Active(anon):", "Inactive(anon):",
+					    "SUnreclaim:", "KernelStack:", "Shmem:", "Mapped:" };
+	size_t b = i;
+	while (b > 0 && s[b - 1] != '\n')
+		b--;
+	for (size_t k = 0; k < sizeof(used) / sizeof(used[0]); k++)
+		if (strncmp(s + b, used[k], strlen(used[k])) == 0)
+			return true;
+	return false;
+}
+
+/* Every one-byte change of the kernel's file that keeps its length, read
+ * after the file itself: where the whole parse reads it, the same
+ * figures; where the whole parse refuses it, the same error, unless the
+ * change is on a line cgoom does not use (refused at the next whole
+ * parse; so is a line that the change made one of a used key's, as
+ * "Shmem:ugePages: 0 kB", a key twice). */
+static void test_meminfo_again_edits(void)
+{
+	static const char bytes[] = { '0', '9', ' ', '\t', ':', '\n', 'k', 'B', '\0', 'x' };
+	const size_t n = strlen(meminfo_61);
+	char buf[4096];
+	struct cgoom_meminfo_layout primed = { 0 };
+	struct cgoom_meminfo first, whole, mi;
+	CHECK_EQ_INT(again(meminfo_61, n, &primed, &first), 0);
+	CHECK_EQ_INT(primed.present, 0x7ff);
+	CHECK_EQ_INT(primed.since_whole, 0);
+	unsigned same = 0, later = 0, wrong = 0, taken_at = 0;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(buf, meminfo_61, n);
+		for (size_t b = 0; b < sizeof(bytes); b++) {
+			buf[i] = bytes[b];
+			struct cgoom_meminfo_layout lay = primed;
+			int rw = do_meminfo_fast(buf, n, &whole), ra = again(buf, n, &lay, &mi);
+			if (lay.since_whole == 1)
+				taken_at++;
+			if (rw == 0 && ra == 0 && figures_within(&mi, &whole))
+				same++;
+			else if (rw < 0 && ra == rw)
+				same++;
+			else if (rw < 0 && ra == 0 && !on_used_line(meminfo_61, i) &&
+				 memcmp(&mi, &first, sizeof(mi)) == 0)
+				later++;
+			else if (wrong++ == 0)
+				printf("# byte %zu to 0x%02x: whole %d, again %d\n", i, (unsigned char)bytes[b], rw, ra);
+		}
+	}
+	printf("# %u as the whole parse, %u refused at the next whole parse, %u read at the last layout\n",
+	       same, later, taken_at);
+	CHECK_EQ_INT(wrong, 0);
+	CHECK(same > 1000 && later > 1000 && taken_at > 1000);
+}
+
+/* A line cgoom does not use, malformed at the same length: read over for
+ * CGOOM_MEMINFO_WHOLE_EVERY - 1 reads, refused at the next, whole again
+ * after it. */
+static void test_meminfo_again_whole_every(void)
+{
+	const size_t n = strlen(meminfo_61);
+	char bad[4096];
+	memcpy(bad, meminfo_61, n);
+	char *b = strstr(bad, "Buffers:            2484 kB");
+	CHECK(b != NULL);
+	b[strlen("Buffers:            24")] = 'x';
+	struct cgoom_meminfo_layout lay = { 0 };
+	struct cgoom_meminfo mi;
+	CHECK_EQ_INT(do_meminfo_fast(bad, n, &mi), -EBADMSG);
+	CHECK_EQ_INT(again(meminfo_61, n, &lay, &mi), 0);
+	for (unsigned i = 1; i < CGOOM_MEMINFO_WHOLE_EVERY; i++) {
+		CHECK_EQ_INT(again(bad, n, &lay, &mi), 0);
+		CHECK_EQ_INT(lay.since_whole, i);
+		CHECK_EQ_U64(mi.mem_available, 24334060ull * 1024);
+	}
+	CHECK_EQ_INT(again(bad, n, &lay, &mi), -EBADMSG);
+	CHECK_EQ_U64(lay.len, 0);
+	CHECK_EQ_INT(again(bad, n, &lay, &mi), -EBADMSG);
+	CHECK_EQ_INT(again(meminfo_61, n, &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+}
+
+/* Figures that change in place are read where they are; a line moved by
+ * a figure before it, or a length that changed, is a whole parse. */
+static void test_meminfo_again_moves(void)
+{
+	struct cgoom_meminfo_layout lay = { 0 };
+	struct cgoom_meminfo mi;
+	CHECK_EQ_INT(again(S("MemTotal: 1 kB\nMemFree: 22 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(again(S("MemTotal: 3 kB\nMemFree: 45 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 1);
+	CHECK_EQ_U64(mi.mem_total, 3 * 1024);
+	CHECK_EQ_U64(mi.mem_free, 45 * 1024);
+	CHECK_EQ_INT(again(S("MemTotal: 11 kB\nMemFree: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+	CHECK_EQ_U64(mi.mem_total, 11 * 1024);
+	CHECK_EQ_U64(mi.mem_free, 2 * 1024);
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+	CHECK_EQ_U64(mi.mem_total, 111 * 1024);
+	/* same length, a key renamed where it was: whole, and it is gone */
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFrex: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+	CHECK_EQ_INT(mi.present, CGOOM_MEMINFO_MEM_TOTAL);
+	/* a used line's figure malformed in place: refused at once */
+	CHECK_EQ_INT(again(S("MemTotal: 1x1 kB\nMemFrex: 2 kB\n"), &lay, &mi), -EBADMSG);
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFrex: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(again(NULL, 0, &lay, &mi), -ENOENT);
+	CHECK_EQ_U64(lay.len, 0);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_meminfo_one_pass_edits),
+		TAP(test_meminfo_one_pass_random),
+		TAP(test_meminfo_again_edits),
+		TAP(test_meminfo_again_whole_every),
+		TAP(test_meminfo_again_moves),
+		{ 0 },
+	});
+}
