@@ -114,11 +114,16 @@ static void test_meminfo_one_pass_random(void)
 	CHECK(t.ok > 1000 && t.errors > 1000);
 }
 
+/* cgoom_parse_meminfo_again on a guarded copy; *out untouched on error
+ * (TOUCHED otherwise, as DEFINE_DO) */
 static int again(const char *s, size_t n, struct cgoom_meminfo_layout *lay, struct cgoom_meminfo *out)
 {
 	struct gbuf g = gbuf_new(s, n);
+	memset(out, SENTINEL, sizeof(*out));
 	int r = cgoom_parse_meminfo_again(g.p, n, lay, out);
 	gbuf_free(&g);
+	if (r < 0 && !all_sentinel(out, sizeof(*out)))
+		return TOUCHED;
 	return r;
 }
 
@@ -245,6 +250,21 @@ static void test_meminfo_again_moves(void)
 	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFrex: 2 kB\n"), &lay, &mi), 0);
 	CHECK_EQ_INT(again(NULL, 0, &lay, &mi), -ENOENT);
 	CHECK_EQ_U64(lay.len, 0);
+	/* a used key's bytes where its line was, but not at a line's start:
+	 * whole (which finds no Shmem) */
+	CHECK_EQ_INT(again(S("MemTotal: 7 kB\nA:1\nShmem: 3 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(mi.present, CGOOM_MEMINFO_MEM_TOTAL | CGOOM_MEMINFO_SHMEM);
+	CHECK_EQ_INT(again(S("MemTotal: 7 kB\nA:1XShmem: 3 kB\n"), &lay, &mi), -EBADMSG);
+	CHECK_EQ_INT(again(S("MemTotal: 7 kB\nA:1\nShmem: 3 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(again(S("MemTotal: 7 kB\nA:1\nAShmem: 3 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+	CHECK_EQ_INT(mi.present, CGOOM_MEMINFO_MEM_TOTAL);
+	/* a file that ends without '\n' at the same length: whole, and no read
+	 * past its end (the guarded page) */
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 22222"), &lay, &mi), -EBADMSG);
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 2 kB\n"), &lay, &mi), 0);
+	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 2 kBx"), &lay, &mi), -EBADMSG);
 }
 
 int main(void)
