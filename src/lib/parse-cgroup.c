@@ -12,39 +12,98 @@
 #include "cgoom/parse.h"
 #include "lib/parse-internal.h"
 
-int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys,
-			    size_t n_keys, void *out, unsigned *ret_present)
+/* The kernel's line, "key value\n": one ' ' after a key without blanks,
+ * 1-19 digits (no overflow), read with memchr: true with the key, the
+ * value and *pos past the line; false for anything else, which the token
+ * parse reads. Where this reads a line, the token parse reads it with
+ * the same key and value (tests/unit/test-parse-flat compares them). */
+static bool flat_line_fast(const char **pos, const char *end, const char **ret_key,
+			   size_t *ret_key_len, uint64_t *ret_v)
+{
+	const char *line = *pos;
+	const char *nl = memchr(line, '\n', (size_t)(end - line));
+	if (!nl)
+		return false;
+	const char *sp = memchr(line, ' ', (size_t)(nl - line));
+	if (!sp || sp == line || memchr(line, '\t', (size_t)(sp - line)))
+		return false;
+	const char *p = sp + 1, *d = p;
+	uint64_t v = 0;
+	while (p < nl && parse_is_digit(*p))
+		v = v * 10 + (unsigned)(*p++ - '0'); /* wraps past 19 digits: refused below */
+	if (p != nl || p == d || p - d > 19)
+		return false;
+	*ret_key = line;
+	*ret_key_len = (size_t)(sp - line);
+	*ret_v = v;
+	*pos = nl + 1;
+	return true;
+}
+
+/* Which of keys the line's key is. lens and firsts have a bit for each
+ * key's length and first byte (its low 5 bits), so most lines of a file
+ * of many keys are passed over at two tests. */
+static const struct flat_key *flat_find(const struct flat_key *keys, size_t n_keys, uint64_t lens,
+					uint32_t firsts, const char *key, size_t key_len)
+{
+	if ((key_len < 64 && !((lens >> key_len) & 1)) || !((firsts >> (key[0] & 31)) & 1))
+		return NULL;
+	for (size_t i = 0; i < n_keys; i++)
+		if (keys[i].len == key_len && keys[i].name[0] == key[0] &&
+		    memcmp(key, keys[i].name, key_len) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+int parse_flat_keyed_lines(const char *buf, size_t len, const struct flat_key *keys, size_t n_keys,
+			   void *out, unsigned *ret_present, bool fast)
 {
 	const char *end = parse_end(buf, len), *pos = buf, *line;
 	size_t n;
 	unsigned present = 0;
+	uint64_t lens = 0;
+	uint32_t firsts = 0;
+	for (size_t i = 0; i < n_keys; i++) {
+		lens |= keys[i].len < 64 ? 1ull << keys[i].len : ~0ull;
+		firsts |= 1u << (keys[i].name[0] & 31);
+	}
 
-	while (parse_next_line(&pos, end, &line, &n)) {
-		const char *p = line, *lend = line + n, *key, *val, *extra;
-		size_t key_len, val_len, extra_len;
-		if (!parse_next_token(&p, lend, &key, &key_len) ||
-		    !parse_next_token(&p, lend, &val, &val_len) ||
-		    parse_next_token(&p, lend, &extra, &extra_len))
-			return -EBADMSG;
+	while (pos && pos < end) {
+		const char *key;
+		size_t key_len;
 		uint64_t v;
-		int r = parse_digits_u64(val, val_len, &v);
-		if (r < 0)
-			return r;
-		for (size_t i = 0; i < n_keys; i++) {
-			if (!parse_span_eq(key, key_len, keys[i].name))
-				continue;
-			if (present & keys[i].bit)
+		if (!fast || !flat_line_fast(&pos, end, &key, &key_len, &v)) {
+			if (!parse_next_line(&pos, end, &line, &n))
+				break;
+			const char *p = line, *lend = line + n, *val, *extra;
+			size_t val_len, extra_len;
+			if (!parse_next_token(&p, lend, &key, &key_len) ||
+			    !parse_next_token(&p, lend, &val, &val_len) ||
+			    parse_next_token(&p, lend, &extra, &extra_len))
 				return -EBADMSG;
-			present |= keys[i].bit;
-			memcpy((char *)out + keys[i].offset, &v, sizeof(v));
-			break;
+			int r = parse_digits_u64(val, val_len, &v);
+			if (r < 0)
+				return r;
 		}
+		const struct flat_key *k = flat_find(keys, n_keys, lens, firsts, key, key_len);
+		if (!k)
+			continue;
+		if (present & k->bit)
+			return -EBADMSG;
+		present |= k->bit;
+		memcpy((char *)out + k->offset, &v, sizeof(v));
 	}
 	*ret_present = present;
 	return 0;
 }
 
-#define MEMSTAT_KEY(name, bit) { #name, bit, offsetof(struct cgoom_memstat, name) }
+int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys, size_t n_keys,
+		     void *out, unsigned *ret_present)
+{
+	return parse_flat_keyed_lines(buf, len, keys, n_keys, out, ret_present, true);
+}
+
+#define MEMSTAT_KEY(name, bit) FLAT_KEY(#name, bit, offsetof(struct cgoom_memstat, name))
 static const struct flat_key memstat_keys[] = {
 	MEMSTAT_KEY(anon, CGOOM_MEMSTAT_ANON),
 	MEMSTAT_KEY(file, CGOOM_MEMSTAT_FILE),
@@ -84,7 +143,7 @@ int cgoom_parse_memstat(const char *buf, size_t len, struct cgoom_memstat *ret)
 	return 0;
 }
 
-#define MEMEVENTS_KEY(name, bit) { #name, bit, offsetof(struct cgoom_memevents, name) }
+#define MEMEVENTS_KEY(name, bit) FLAT_KEY(#name, bit, offsetof(struct cgoom_memevents, name))
 static const struct flat_key memevents_keys[] = {
 	MEMEVENTS_KEY(low, CGOOM_MEMEVENTS_LOW),
 	MEMEVENTS_KEY(high, CGOOM_MEMEVENTS_HIGH),
@@ -111,7 +170,7 @@ int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *r
  * 0|1" (not needed). */
 #define CGEVENTS_POPULATED 1u
 static const struct flat_key cgevents_keys[] = {
-	{ "populated", CGEVENTS_POPULATED, 0 },
+	FLAT_KEY("populated", CGEVENTS_POPULATED, 0),
 };
 
 int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated)

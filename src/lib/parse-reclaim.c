@@ -11,7 +11,7 @@
 #include "cgoom/parse.h"
 #include "lib/parse-internal.h"
 
-#define RECLAIM_KEY(key, field, bit) { key, bit, offsetof(struct cgoom_reclaim, field) }
+#define RECLAIM_KEY(key, field, bit) FLAT_KEY(key, bit, offsetof(struct cgoom_reclaim, field))
 static const struct flat_key reclaim_keys[] = {
 	RECLAIM_KEY("workingset_refault_anon", refault_anon, CGOOM_RECLAIM_REFAULT_ANON),
 	RECLAIM_KEY("workingset_refault_file", refault_file, CGOOM_RECLAIM_REFAULT_FILE),

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/* The "key value" files (memory.stat, memory.events, /proc/vmstat): the
+ * kernel's lines read by memchr give what the token parse of every line
+ * gives (parse_flat_keyed_lines, fast on and off): the same result, and
+ * on success the same keys and figures. The table has keys of one length
+ * and first byte, and a one-byte key. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/parse-internal.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct out {
+	uint64_t v[6];
+};
+
+#define K(lit, i) FLAT_KEY(lit, 1u << (i), offsetof(struct out, v[i]))
+static const struct flat_key keys[] = {
+	K("pgscan_kswapd", 0), K("pgscan_direct", 1), K("anon", 2),
+	K("oom_kill", 3),      K("a", 4),             K("workingset_refault_file", 5),
+};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct out a, b;
+	unsigned pa = 0, pb = 0;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	int ra = parse_flat_keyed_lines((const char *)data, size, keys, 6, &a, &pa, true);
+	int rb = parse_flat_keyed_lines((const char *)data, size, keys, 6, &b, &pb, false);
+	if (ra != rb)
+		abort();
+	if (ra == 0 && (pa != pb || memcmp(&a, &b, sizeof(a)) != 0))
+		abort();
+	return 0;
+}
