@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], "meminfo") == 0)
 			r = cgoom_parse_meminfo(buf, n, &mi), sum += mi.mem_available;
 		else if (strcmp(argv[1], "meminfo-again") == 0)
-			r = cgoom_parse_meminfo_again(buf, n, &lay, &mi), sum += mi.mem_available;
+			r = cgoom_parse_meminfo_again(buf, n, &lay, CGOOM_MEMINFO_LEVELS, &mi), sum += mi.mem_available;
 		else if (strcmp(argv[1], "vmstat") == 0)
 			r = cgoom_parse_reclaim(buf, n, &rc), sum += rc.present;
 		else if (strcmp(argv[1], "memstat") == 0)

@@ -39,10 +39,10 @@ static void check_again(const uint8_t *data, size_t size)
 	struct cgoom_meminfo_layout lay = { 0 };
 	struct cgoom_meminfo mi, whole, sentinel;
 	memset(&sentinel, 0xa5, sizeof(sentinel));
-	(void)cgoom_parse_meminfo_again(a, na, &lay, &mi);
+	(void)cgoom_parse_meminfo_again(a, na, &lay, CGOOM_MEMINFO_ALL, &mi);
 	mi = sentinel;
 	int rw = cgoom_parse_meminfo(b, nb, &whole);
-	int ra = cgoom_parse_meminfo_again(b, nb, &lay, &mi);
+	int ra = cgoom_parse_meminfo_again(b, nb, &lay, CGOOM_MEMINFO_ALL, &mi);
 	if (ra < 0) {
 		if (ra != rw || memcmp(&mi, &sentinel, sizeof(mi)) != 0 || lay.len != 0)
 			abort();

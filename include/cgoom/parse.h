@@ -119,16 +119,22 @@ int cgoom_parse_meminfo_lines(const char *buf, size_t len, bool fast, struct cgo
 
 /* The daemon's read of the same file at every system sample: the whole
  * file is parsed (cgoom_parse_meminfo) at the first read, whenever its
- * length changes or a line cgoom uses is not where it was, and at least
- * every CGOOM_MEMINFO_WHOLE_EVERY reads; in between only the lines cgoom
- * uses are read, each at its place in the last whole parse and each
- * checked in full (its key at a line's start, its figure and kB up to
- * the line's end). So a malformed line cgoom does not use, or a key
- * repeated, is refused within that many reads, not at once; a key the
- * last whole parse did not see is read from the next one. The layout
- * starts zeroed. */
+ * length changes or a wanted line is not where it was, and at least
+ * every CGOOM_MEMINFO_WHOLE_EVERY reads; in between only the wanted
+ * lines (want: CGOOM_MEMINFO_* bits) are read, each at its place in the
+ * last whole parse and each checked in full (its key at a line's start,
+ * its figure and kB up to the line's end). So a malformed line not
+ * wanted, or a key repeated, is refused within that many reads, not at
+ * once; a key the last whole parse did not see is read from the next
+ * one. Only wanted keys are returned (present and figures), whole parse
+ * or not. The layout starts zeroed. */
 #define CGOOM_MEMINFO_N_KEYS 11
 #define CGOOM_MEMINFO_WHOLE_EVERY 64
+#define CGOOM_MEMINFO_ALL 0x7ffu
+/* what the daemon's system sample reads (cgoom_system_low) */
+#define CGOOM_MEMINFO_LEVELS                                                                       \
+	(CGOOM_MEMINFO_MEM_TOTAL | CGOOM_MEMINFO_MEM_FREE | CGOOM_MEMINFO_MEM_AVAILABLE |          \
+	 CGOOM_MEMINFO_SWAP_TOTAL | CGOOM_MEMINFO_SWAP_FREE)
 struct cgoom_meminfo_layout {
 	size_t len; /* the file's length at the last whole parse (0: none) */
 	size_t off[CGOOM_MEMINFO_N_KEYS]; /* each key's line there */
@@ -136,7 +142,7 @@ struct cgoom_meminfo_layout {
 	unsigned since_whole; /* reads since */
 };
 int cgoom_parse_meminfo_again(const char *buf, size_t len, struct cgoom_meminfo_layout *lay,
-			      struct cgoom_meminfo *ret);
+			      unsigned want, struct cgoom_meminfo *ret);
 
 /* /proc/net/sockstat: the "mem" field of the TCP: and UDP: lines, in
  * pages. A missing line reads as 0; a malformed one is -EBADMSG. */

@@ -108,16 +108,17 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 	return 0;
 }
 
-/* Parsed whole now and then, otherwise the lines cgoom uses where the
- * last whole parse found them (cgoom/parse.h cgoom_parse_meminfo_again):
- * the file is read at every system sample, and a whole parse was most
- * of an idle wake-up's own instructions (bench/wake-instr). */
+/* Parsed whole now and then, otherwise the five lines of the system's
+ * levels where the last whole parse found them (cgoom/parse.h
+ * cgoom_parse_meminfo_again): the file is read at every system sample,
+ * and a whole parse was most of an idle wake-up's own instructions
+ * (bench/wake-instr). */
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 {
 	struct system_files *sys = &dm->domains[0]->sys;
 	size_t len;
 	int r = cgfs_reread(sys->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
-	return r < 0 ? r : cgoom_parse_meminfo_again(dm->buf, len, &sys->meminfo_layout, ret);
+	return r < 0 ? r : cgoom_parse_meminfo_again(dm->buf, len, &sys->meminfo_layout, CGOOM_MEMINFO_LEVELS, ret);
 }
 
 /* What a read for oom_kill alone asks of /proc/vmstat, from a whole

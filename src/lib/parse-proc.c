@@ -233,22 +233,22 @@ int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
 	return parse_meminfo(buf, len, true, ret, NULL);
 }
 
-/* The lines of the last whole parse, each where it was: its key at the
- * start of a line, its ':', its figure and " kB" up to the line's end,
- * all read in full (meminfo_value), as the whole parse reads that line.
- * false when any is not (a figure gained or lost a digit before it, the
- * file ends without '\n', it is another file): the caller parses it
- * whole. */
+/* The wanted lines of the last whole parse, each where it was: its key
+ * at the start of a line, its ':', its figure and " kB" up to the line's
+ * end, all read in full (meminfo_value), as the whole parse reads that
+ * line. false when any is not (a figure gained or lost a digit before
+ * it, the file ends without '\n', it is another file): the caller parses
+ * it whole. */
 static bool meminfo_read_at(const char *buf, size_t len, const struct cgoom_meminfo_layout *lay,
-			    struct cgoom_meminfo *ret)
+			    unsigned want, struct cgoom_meminfo *ret)
 {
-	struct cgoom_meminfo mi = { .present = lay->present };
+	struct cgoom_meminfo mi = { .present = lay->present & want };
 	const char *end = buf + len;
 	if (end[-1] != '\n')
 		return false; /* so every scan below stops at a '\n' */
 	for (size_t i = 0; i < MEMINFO_N_KEYS; i++) {
 		const struct meminfo_key *k = &meminfo_keys[i];
-		if (!(lay->present & k->bit))
+		if (!(mi.present & k->bit))
 			continue;
 		const char *p = buf + lay->off[i];
 		uint64_t v;
@@ -265,22 +265,29 @@ static bool meminfo_read_at(const char *buf, size_t len, const struct cgoom_memi
 }
 
 int cgoom_parse_meminfo_again(const char *buf, size_t len, struct cgoom_meminfo_layout *lay,
-			      struct cgoom_meminfo *ret)
+			      unsigned want, struct cgoom_meminfo *ret)
 {
 	if (buf && lay->len == len && len > 0 && lay->since_whole + 1 < CGOOM_MEMINFO_WHOLE_EVERY &&
-	    meminfo_read_at(buf, len, lay, ret)) {
+	    meminfo_read_at(buf, len, lay, want, ret)) {
 		lay->since_whole++;
 		return 0;
 	}
 	size_t off[MEMINFO_N_KEYS];
-	int r = parse_meminfo(buf, len, true, ret, off);
+	struct cgoom_meminfo mi;
+	int r = parse_meminfo(buf, len, true, &mi, off);
 	*lay = (struct cgoom_meminfo_layout){ 0 };
 	if (r < 0)
 		return r;
 	lay->len = len;
-	lay->present = ret->present;
-	for (size_t i = 0; i < MEMINFO_N_KEYS; i++)
-		lay->off[i] = lay->present & meminfo_keys[i].bit ? off[i] : 0;
+	lay->present = mi.present;
+	for (size_t i = 0; i < MEMINFO_N_KEYS; i++) {
+		const struct meminfo_key *k = &meminfo_keys[i];
+		lay->off[i] = mi.present & k->bit ? off[i] : 0;
+		if (!(want & k->bit))
+			memset((char *)&mi + k->offset, 0, sizeof(uint64_t));
+	}
+	mi.present &= want;
+	*ret = mi;
 	return 0;
 }
 

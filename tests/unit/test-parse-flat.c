@@ -7,8 +7,8 @@
  * share a length and a first byte, and a one-byte key. Every input sits
  * at the end of a guarded page. */
 #include "lib/parse-internal.h"
+#include "differential.h"
 #include "parse-samples.h"
-#include "tap.h"
 
 struct out {
 	uint64_t v[10];
@@ -27,10 +27,6 @@ static const char vmstat_head[] = "nr_free_pages 5907385\nnr_zone_inactive_anon 
 				  "pgscan_kswapd 300\npgscan_direct 200\npgscan_khugepaged 1\n"
 				  "pgsteal_kswapd 250\noom_kill 18446744073709551615\noom 2\n";
 
-struct tally {
-	unsigned cases, ok, errors, differ;
-};
-
 static int parse(const char *s, size_t n, bool fast, struct out *o, unsigned *present)
 {
 	struct gbuf g = gbuf_new(s, n);
@@ -46,22 +42,8 @@ static void compare(struct tally *t, const char *s, size_t n)
 	struct out a, b;
 	unsigned pa, pb;
 	int ra = parse(s, n, true, &a, &pa), rb = parse(s, n, false, &b, &pb);
-	t->cases++;
-	if (ra == 0)
-		t->ok++;
-	else
-		t->errors++;
-	/* out is written as lines are read: on success the figures of the
-	 * keys present are the result, and the rest must be untouched */
-	if (ra == rb && (ra < 0 || (pa == pb && memcmp(&a, &b, sizeof(a)) == 0)))
-		return;
-	if (t->differ++ == 0) {
-		printf("# first difference: memchr %d, tokens %d, on \"", ra, rb);
-		for (size_t i = 0; i < n; i++)
-			printf(s[i] >= ' ' && s[i] < 127 && s[i] != '"' ? "%c" : "\\x%02x",
-			       (unsigned char)s[i]);
-		printf("\"\n");
-	}
+	/* out is written as lines are read: compared on success only */
+	diff_count(t, ra, rb, ra == rb && (ra < 0 || (pa == pb && memcmp(&a, &b, sizeof(a)) == 0)), s, n);
 }
 
 static void test_flat_memchr_edits(void)
@@ -69,38 +51,9 @@ static void test_flat_memchr_edits(void)
 	static const char bytes[] = { '0', '9', ' ', '\t', '\n', 'a', 'x', '\r', '\0', '_' };
 	const char *const files[] = { memstat_61, memevents_real, vmstat_head, "a 1", "max 5\n\n" };
 	struct tally t = { 0 };
-	char buf[8192];
-	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
-		const char *s = files[f];
-		size_t n = strlen(s);
-		CHECK(n + 1 < sizeof(buf));
-		compare(&t, s, n);
-		for (size_t i = 0; i < n; i++) {
-			compare(&t, s, i);
-			memcpy(buf, s, n);
-			for (size_t b = 0; b < sizeof(bytes); b++) {
-				buf[i] = bytes[b];
-				compare(&t, buf, n);
-			}
-			memcpy(buf, s, i);
-			memcpy(buf + i, s + i + 1, n - i - 1);
-			compare(&t, buf, n - 1);
-			memcpy(buf, s, i + 1);
-			memcpy(buf + i + 1, s + i, n - i);
-			compare(&t, buf, n + 1);
-		}
-	}
-	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
-	CHECK_EQ_INT(t.differ, 0);
-	CHECK(t.ok > 1000 && t.errors > 1000);
-}
-
-static uint64_t next_rand(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++)
+		diff_edits(&t, compare, files[f], bytes, sizeof(bytes));
+	diff_check(&t, 1000);
 }
 
 /* files of 1-8 random lines: a key (of the table, near one, or none),
@@ -115,14 +68,14 @@ static void test_flat_memchr_random(void)
 	char buf[1024];
 	for (unsigned c = 0; c < 200000; c++) {
 		size_t n = 0;
-		unsigned lines = 1 + (unsigned)(next_rand(&x) % 8);
+		unsigned lines = 1 + (unsigned)(diff_rand(&x) % 8);
 		for (unsigned l = 0; l < lines; l++) {
-			uint64_t r = next_rand(&x);
+			uint64_t r = diff_rand(&x);
 			if (r % 16 == 0)
 				buf[n++] = ' ';
 			n += (size_t)sprintf(buf + n, "%s%s", names[(r >> 4) % 12], gaps[(r >> 8) % 7]);
 			for (unsigned d = (unsigned)((r >> 11) % 8 ? 1 + (r >> 14) % 6 : (r >> 17) % 22); d; d--)
-				buf[n++] = (char)('0' + next_rand(&x) % 10);
+				buf[n++] = (char)('0' + diff_rand(&x) % 10);
 			if ((r >> 22) % 16 == 0)
 				n += (size_t)sprintf(buf + n, "%s", (r >> 26) % 2 ? " 7" : " ");
 			if ((r >> 27) % 32 == 0)
@@ -132,9 +85,7 @@ static void test_flat_memchr_random(void)
 		}
 		compare(&t, buf, n);
 	}
-	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
-	CHECK_EQ_INT(t.differ, 0);
-	CHECK(t.ok > 10000 && t.errors > 10000);
+	diff_check(&t, 10000);
 }
 
 int main(void)

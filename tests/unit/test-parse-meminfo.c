@@ -7,34 +7,17 @@
  * the lines it uses where the last whole parse found them, the whole
  * file at least every CGOOM_MEMINFO_WHOLE_EVERY reads. Every input sits
  * at the end of a guarded page. */
+#include "differential.h"
 #include "parse-samples.h"
-#include "tap.h"
 
 DEFINE_DO(meminfo_fast, struct cgoom_meminfo, cgoom_parse_meminfo_lines(b, n, true, out))
 DEFINE_DO(meminfo_ref, struct cgoom_meminfo, cgoom_parse_meminfo_lines(b, n, false, out))
-
-struct tally {
-	unsigned cases, ok, errors, differ;
-};
 
 static void compare(struct tally *t, const char *s, size_t n)
 {
 	struct cgoom_meminfo a, b;
 	int ra = do_meminfo_fast(s, n, &a), rb = do_meminfo_ref(s, n, &b);
-	t->cases++;
-	if (ra == 0)
-		t->ok++;
-	else
-		t->errors++;
-	if (ra == rb && (ra < 0 || memcmp(&a, &b, sizeof(a)) == 0))
-		return;
-	if (t->differ++ == 0) {
-		printf("# first difference: one pass %d, tokens %d, on \"", ra, rb);
-		for (size_t i = 0; i < n; i++)
-			printf(s[i] >= ' ' && s[i] < 127 && s[i] != '"' ? "%c" : "\\x%02x",
-			       (unsigned char)s[i]);
-		printf("\"\n");
-	}
+	diff_count(t, ra, rb, ra == rb && (ra < 0 || memcmp(&a, &b, sizeof(a)) == 0), s, n);
 }
 
 static const char *const kernel_files[] = { meminfo_61, "MemTotal: 1 kB",
@@ -47,38 +30,9 @@ static void test_meminfo_one_pass_edits(void)
 {
 	static const char bytes[] = { '0', '9', ' ', '\t', ':', '\n', 'k', 'B', '\r', '\0', '-', 'x' };
 	struct tally t = { 0 };
-	char buf[4096];
-	for (size_t f = 0; f < sizeof(kernel_files) / sizeof(kernel_files[0]); f++) {
-		const char *s = kernel_files[f];
-		size_t n = strlen(s);
-		CHECK(n + 1 < sizeof(buf));
-		compare(&t, s, n);
-		for (size_t i = 0; i < n; i++) {
-			compare(&t, s, i);
-			memcpy(buf, s, n);
-			for (size_t b = 0; b < sizeof(bytes); b++) {
-				buf[i] = bytes[b];
-				compare(&t, buf, n);
-			}
-			memcpy(buf, s, i);
-			memcpy(buf + i, s + i + 1, n - i - 1);
-			compare(&t, buf, n - 1);
-			memcpy(buf, s, i + 1);
-			memcpy(buf + i + 1, s + i, n - i);
-			compare(&t, buf, n + 1);
-		}
-	}
-	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
-	CHECK_EQ_INT(t.differ, 0);
-	CHECK(t.ok > 1000 && t.errors > 1000);
-}
-
-static uint64_t next_rand(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
+	for (size_t f = 0; f < sizeof(kernel_files) / sizeof(kernel_files[0]); f++)
+		diff_edits(&t, compare, kernel_files[f], bytes, sizeof(bytes));
+	diff_check(&t, 1000);
 }
 
 /* files of 1-6 random lines, half of them after a MemTotal line: a key (one cgoom uses, another, or none),
@@ -92,15 +46,15 @@ static void test_meminfo_one_pass_random(void)
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	char buf[1024];
 	for (unsigned c = 0; c < 200000; c++) {
-		size_t n = next_rand(&x) % 2 ? (size_t)sprintf(buf, "MemTotal: %u kB\n", c) : 0;
-		unsigned lines = 1 + (unsigned)(next_rand(&x) % 6);
+		size_t n = diff_rand(&x) % 2 ? (size_t)sprintf(buf, "MemTotal: %u kB\n", c) : 0;
+		unsigned lines = 1 + (unsigned)(diff_rand(&x) % 6);
 		for (unsigned l = 0; l < lines; l++) {
-			uint64_t r = next_rand(&x);
+			uint64_t r = diff_rand(&x);
 			n += (size_t)sprintf(buf + n, "%s%s", keys[r % 8], (r >> 3) % 16 ? ":" : "");
 			for (unsigned b = (unsigned)((r >> 7) % 4); b; b--)
 				buf[n++] = (r >> (10 + b)) & 1 ? '\t' : ' ';
 			for (unsigned d = (unsigned)((r >> 16) % 22); d; d--)
-				buf[n++] = (char)('0' + next_rand(&x) % 10);
+				buf[n++] = (char)('0' + diff_rand(&x) % 10);
 			n += (size_t)sprintf(buf + n, "%s", units[(r >> 21) % 2 ? 0 : (r >> 22) % 8]);
 			if ((r >> 24) % 32 == 0)
 				buf[n++] = "x\0:9"[(r >> 29) % 4];
@@ -109,22 +63,26 @@ static void test_meminfo_one_pass_random(void)
 		}
 		compare(&t, buf, n);
 	}
-	printf("# %u inputs: %u read, %u refused\n", t.cases, t.ok, t.errors);
-	CHECK_EQ_INT(t.differ, 0);
-	CHECK(t.ok > 1000 && t.errors > 1000);
+	diff_check(&t, 1000);
 }
 
 /* cgoom_parse_meminfo_again on a guarded copy; *out untouched on error
  * (TOUCHED otherwise, as DEFINE_DO) */
-static int again(const char *s, size_t n, struct cgoom_meminfo_layout *lay, struct cgoom_meminfo *out)
+static int again_want(const char *s, size_t n, struct cgoom_meminfo_layout *lay, unsigned want,
+		      struct cgoom_meminfo *out)
 {
 	struct gbuf g = gbuf_new(s, n);
 	memset(out, SENTINEL, sizeof(*out));
-	int r = cgoom_parse_meminfo_again(g.p, n, lay, out);
+	int r = cgoom_parse_meminfo_again(g.p, n, lay, want, out);
 	gbuf_free(&g);
 	if (r < 0 && !all_sentinel(out, sizeof(*out)))
 		return TOUCHED;
 	return r;
+}
+
+static int again(const char *s, size_t n, struct cgoom_meminfo_layout *lay, struct cgoom_meminfo *out)
+{
+	return again_want(s, n, lay, CGOOM_MEMINFO_ALL, out);
 }
 
 /* The figures of a, each present in b with the same value. */
@@ -267,6 +225,36 @@ static void test_meminfo_again_moves(void)
 	CHECK_EQ_INT(again(S("MemTotal: 111 kB\nMemFree: 2 kBx"), &lay, &mi), -EBADMSG);
 }
 
+/* Only the wanted keys come back, whole parse or not; a line not wanted
+ * is not read between whole parses (refused at the next), a wanted one
+ * is. */
+static void test_meminfo_again_want(void)
+{
+	const unsigned want = CGOOM_MEMINFO_MEM_TOTAL | CGOOM_MEMINFO_MEM_AVAILABLE;
+	const size_t n = strlen(meminfo_61);
+	char shmem_bad[4096], avail_bad[4096];
+	memcpy(shmem_bad, meminfo_61, n);
+	memcpy(avail_bad, meminfo_61, n);
+	strstr(shmem_bad, "Shmem:              9568 kB")[strlen("Shmem:              95")] = 'x';
+	strstr(avail_bad, "MemAvailable:   24334060 kB")[strlen("MemAvailable:   2433")] = 'x';
+	struct cgoom_meminfo_layout lay = { 0 };
+	struct cgoom_meminfo mi;
+	CHECK_EQ_INT(again_want(meminfo_61, n, &lay, want, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 0);
+	CHECK_EQ_INT(mi.present, want);
+	CHECK_EQ_U64(mi.mem_total, 24683664ull * 1024);
+	CHECK_EQ_U64(mi.mem_available, 24334060ull * 1024);
+	CHECK_EQ_U64(mi.shmem, 0);
+	CHECK_EQ_U64(mi.swap_free, 0);
+	CHECK_EQ_INT(again_want(shmem_bad, n, &lay, want, &mi), 0);
+	CHECK_EQ_INT(lay.since_whole, 1);
+	CHECK_EQ_INT(mi.present, want);
+	CHECK_EQ_U64(mi.shmem, 0);
+	CHECK_EQ_INT(again_want(shmem_bad, n, &lay, CGOOM_MEMINFO_ALL, &mi), -EBADMSG);
+	CHECK_EQ_INT(again_want(meminfo_61, n, &lay, want, &mi), 0);
+	CHECK_EQ_INT(again_want(avail_bad, n, &lay, want, &mi), -EBADMSG);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -275,6 +263,7 @@ int main(void)
 		TAP(test_meminfo_again_edits),
 		TAP(test_meminfo_again_whole_every),
 		TAP(test_meminfo_again_moves),
+		TAP(test_meminfo_again_want),
 		{ 0 },
 	});
 }
