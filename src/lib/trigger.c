@@ -297,12 +297,22 @@ uint64_t cgoom_cgroup_interval_us(const struct cgoom_cgroup_sample *cur,
 	return cgoom_poll_interval_us(above(threshold, cur->current), CGOOM_FILL_RATE_RAM);
 }
 
-/* The first line of buf..end whose first token is oom_kill, or NULL. */
+/* The first line of buf..end whose first token is oom_kill, or NULL. A
+ * line that does not start with a blank is told by its first bytes (the
+ * kernel's lines, each whole read of /proc/vmstat near the line); one
+ * that does goes through the token parse. */
 static const char *oom_kill_line(const char *buf, const char *end, size_t *ret_n)
 {
 	const char *pos = buf, *line;
 	size_t n;
 	while (parse_next_line(&pos, end, &line, &n)) {
+		if (n > 0 && !parse_is_blank(line[0])) {
+			if (n >= 8 && memcmp(line, "oom_kill", 8) == 0 && (n == 8 || parse_is_blank(line[8]))) {
+				*ret_n = n;
+				return line;
+			}
+			continue;
+		}
 		const char *lp = line, *key;
 		size_t kn;
 		if (parse_next_token(&lp, line + n, &key, &kn) && parse_span_eq(key, kn, "oom_kill")) {

@@ -265,6 +265,15 @@ static void test_vmstat(void)
 	CHECK_EQ_U64(v, 42);
 	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("oom_kill", 8, &v), -EBADMSG);
 	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill("", 0, &v), -ENOENT);
+	/* the line is found by its first token: blanks before it or a tab
+	 * after it, and not a longer key */
+	static const char lead[] = "oom_killer 5\n oom_kill 6\n", tab[] = "oom_kill\t8\noom_kill 9\n",
+			  alone[] = "\toom_killer 5\noom_kill\n";
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(lead, sizeof(lead) - 1, &v), 0);
+	CHECK_EQ_U64(v, 6);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(tab, sizeof(tab) - 1, &v), 0);
+	CHECK_EQ_U64(v, 8);
+	CHECK_EQ_INT(cgoom_parse_vmstat_oom_kill(alone, sizeof(alone) - 1, &v), -EBADMSG);
 }
 
 /* oom_kill from the head of /proc/vmstat (the quiet system's read once a
