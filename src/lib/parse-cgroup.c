@@ -64,7 +64,8 @@ int parse_flat_keyed_lines(const char *buf, size_t len, const struct flat_key *k
 	uint64_t lens = 0;
 	uint32_t firsts = 0;
 	for (size_t i = 0; i < n_keys; i++) {
-		lens |= keys[i].len < 64 ? 1ull << keys[i].len : ~0ull;
+		if (keys[i].len < 64) /* a longer key is never filtered by length */
+			lens |= 1ull << keys[i].len;
 		firsts |= 1u << (keys[i].name[0] & 31);
 	}
 
@@ -85,7 +86,14 @@ int parse_flat_keyed_lines(const char *buf, size_t len, const struct flat_key *k
 			if (r < 0)
 				return r;
 		}
-		const struct flat_key *k = flat_find(keys, n_keys, lens, firsts, key, key_len);
+		const struct flat_key *k = NULL;
+		if (fast) {
+			k = flat_find(keys, n_keys, lens, firsts, key, key_len);
+		} else { /* the reference: every key of the table, by its string */
+			for (size_t i = 0; i < n_keys && !k; i++)
+				if (parse_span_eq(key, key_len, keys[i].name))
+					k = &keys[i];
+		}
 		if (!k)
 			continue;
 		if (present & k->bit)

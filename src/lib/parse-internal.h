@@ -198,7 +198,9 @@ struct flat_key {
 #define FLAT_KEY(lit, bit, offset) { lit, sizeof(lit) - 1, bit, offset }
 int parse_flat_keyed(const char *buf, size_t len, const struct flat_key *keys, size_t n_keys,
 		     void *out, unsigned *ret_present);
-/* The same with the kernel's lines read by memchr (fast) or every line
- * token by token (the reference the tests compare the fast read to). */
+/* The same with the kernel's lines read by memchr and keys found through
+ * the length and first-byte filter (fast), or every line token by token
+ * and every key compared by its string (the reference the tests compare
+ * the fast read to). */
 int parse_flat_keyed_lines(const char *buf, size_t len, const struct flat_key *keys, size_t n_keys,
 			   void *out, unsigned *ret_present, bool fast);
