@@ -741,6 +741,14 @@ bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoo
 		    const struct trigger_sample *s);
 bool pressure_system_watched(const struct daemon *dm, const struct domain *d,
 			     const struct trigger_sample *s);
+/* A watched domain is sampled at least this often, so its windows fill
+ * (trigger-thrash.c's pace). */
+#define WATCHED_PACE_US 250000ULL
+/* Whether a PSI trigger's wake-up of d at `now` can wait for d's next
+ * sample: the system, watched at its last sample and still in its watch,
+ * with that sample due within WATCHED_PACE_US. d->pressure_woke keeps
+ * the wake-up for it. */
+bool pressure_wake_deferred(const struct domain *d, uint64_t now);
 void pressure_free(struct domain *d);
 /* Prometheus gauges of the watched domains' pressure: stall, thrashing,
  * swap and its rate, zram (doc/metrics.md). */

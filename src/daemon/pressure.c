@@ -13,7 +13,9 @@
  * read, or more, makes it watched for WATCH_AFTER_US while MemAvailable
  * is under 1.5x the short line (system_near_short), and a watched system
  * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
- * and is sampled at least every THRASH_PACE_US (trigger-thrash.c). A cgroup domain is watched while memory.current is within
+ * and is sampled at least every WATCHED_PACE_US (trigger-thrash.c); a
+ * PSI trigger's wake-up then waits for that sample (pressure_wake_deferred).
+ * A cgroup domain is watched while memory.current is within
  * its margin of memory.max (it can thrash only at its limit) and then
  * reads memory.pressure besides the memory.stat it reads there anyway.
  */
@@ -100,6 +102,20 @@ bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoo
 			d->watch_until_us = now + WATCH_AFTER_US;
 	}
 	return pressure_system_watched(dm, d, s);
+}
+
+/* Under a sustained stall the kernel's PSI triggers wake the loop three
+ * times a second ("some" every 500 ms, "full" every second), each wake-up
+ * a whole sample of a system already sampled every WATCHED_PACE_US: its
+ * PSI file, /proc/vmstat whole (2.2 ms of a TCG guest's CPU, the most of
+ * a watched sample, and the kernel's work) and zram again, for nothing the
+ * rules use (the windows take the PSI totals from any sample; no system
+ * rule fires on the trigger itself). Such a wake-up waits for the next
+ * sample when that is due soon; one that may start a watch never does. */
+bool pressure_wake_deferred(const struct domain *d, uint64_t now)
+{
+	return d->system && d->pressure && d->pressure->watched && now < d->watch_until_us &&
+	       d->next_due_us <= now + WATCHED_PACE_US;
 }
 
 /* ---- zram ---- */

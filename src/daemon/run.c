@@ -531,7 +531,8 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		break;
 	case W_PSI_SOME:
 		w->d->pressure_woke = true; /* pressure.c: look at the PSI file now */
-		sample(dm, w->d, now, false);
+		if (!pressure_wake_deferred(w->d, now))
+			sample(dm, w->d, now, false);
 		break;
 	case W_PSI:
 		if (w->d->dead)
@@ -540,7 +541,8 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 			teardown(dm, w->d);
 			break;
 		}
-		sample(dm, w->d, now, true);
+		if (!pressure_wake_deferred(w->d, now))
+			sample(dm, w->d, now, true);
 		break;
 	case W_PIDFD:
 		act_pidfd(dm, w, now);

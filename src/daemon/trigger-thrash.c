@@ -17,9 +17,6 @@
 #include "daemon-internal.h"
 #include "triggers.h"
 
-/* A watched domain is sampled at least this often, so its windows fill. */
-#define THRASH_PACE_US 250000ULL
-
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		  bool preempted)
 {
@@ -72,8 +69,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	(void)d;
 	if (!s->watched)
 		return;
-	if (THRASH_PACE_US < acc->next_us)
-		acc->next_us = THRASH_PACE_US;
+	if (WATCHED_PACE_US < acc->next_us)
+		acc->next_us = WATCHED_PACE_US;
 	/* half way to firing, in both its measures: keep the decision
 	 * ready. The stall's length alone is every leak's whole swap phase
 	 * (memory short under a stall, no page needed back), and a standby

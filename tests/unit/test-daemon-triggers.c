@@ -618,6 +618,42 @@ static void test_watched_only_near_short(void)
 	free(dm);
 }
 
+/* A PSI trigger's wake-up of the watched system waits for its next
+ * sample when that is due within the watched pace (each such wake-up
+ * was a whole sample, /proc/vmstat included, three more a second under a
+ * sustained stall). Sampled at once: the system not watched (the
+ * wake-up may start a watch), its watch over, its next sample far off,
+ * and a cgroup domain (its `max` trigger takes the wake-up itself). */
+static void test_psi_wake_deferred_while_watched(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct domain *doms[] = { &d };
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
+	struct trigger_sample s;
+	uint64_t i = 0;
+	CHECK(!watched_at(dm, &d, i++, 18, &s)); /* pressure, memory to spare */
+	d.next_due_us = s.at_us + 100000;
+	CHECK(!pressure_wake_deferred(&d, s.at_us + 1000));
+	CHECK(watched_at(dm, &d, i++, 9, &s));
+	d.next_due_us = s.at_us + WATCHED_PACE_US;
+	CHECK(pressure_wake_deferred(&d, s.at_us));
+	CHECK(pressure_wake_deferred(&d, s.at_us + 1000));
+	d.next_due_us = s.at_us + WATCHED_PACE_US + 1001;
+	CHECK(!pressure_wake_deferred(&d, s.at_us)); /* due over the pace from now */
+	CHECK(pressure_wake_deferred(&d, s.at_us + 1001));
+	d.next_due_us = s.at_us + 100000;
+	CHECK(!pressure_wake_deferred(&d, d.watch_until_us)); /* the watch is over */
+	d.system = false;
+	CHECK(!pressure_wake_deferred(&d, s.at_us + 1000));
+	d.system = true;
+	CHECK(!watched_at(dm, &d, i++, 40, &s)); /* memory back: not watched */
+	d.next_due_us = s.at_us + 100000;
+	CHECK(!pressure_wake_deferred(&d, s.at_us + 1000));
+	pressure_free(&d);
+	free(dm);
+}
+
 /* A quiet system's PSI file: with the kernel's "some" trigger armed it
  * is read when that trigger wakes the loop (or memory is short), not once
  * a second; without the trigger, once a second. */
@@ -755,6 +791,7 @@ int main(void)
 		TAP(test_watched_only_near_short),
 		TAP(test_unwatched_gap_breaks_run),
 		TAP(test_idle_psi_read_only_without_some_trigger),
+		TAP(test_psi_wake_deferred_while_watched),
 		TAP(test_woken_after_quiet_minute_watched),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
