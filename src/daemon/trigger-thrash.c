@@ -32,14 +32,22 @@ static bool memory_short(const struct domain *d, const struct trigger_sample *s,
 	return s->mem_total > 0 && s->lv.mem_available / (s->mem_total / 10000 + 1) < p->mem_short;
 }
 
-/* Still short of memory and still stalling (the full total grew since the
- * sample the trigger fired on). */
+/* Still short of memory and still stalling: the full total grew since
+ * the sample the trigger fired on, when the re-check comes a window
+ * (half a second) or more after it. Sooner, the total's growth says
+ * nothing of the stall the verdict was judged on (5 s of windows): over
+ * the few milliseconds a decision from the standby takes it need not
+ * move at all (cgoom running on one CPU keeps that CPU out of "full"),
+ * and bench/swap logged "cleared before acting" 10 ms after a thrash
+ * trigger that fired again, on the same windows, at the next sample. */
 static bool confirm(const struct domain *d, const struct trigger_event *ev,
 		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
 {
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(cfg, &p);
-	return memory_short(d, fresh, &p) && ev->s.psi.valid && fresh->psi.valid &&
+	if (!memory_short(d, fresh, &p) || !ev->s.psi.valid || !fresh->psi.valid)
+		return false;
+	return fresh->psi.at_us < ev->s.psi.at_us + CGOOM_THRASH_WINDOW_US ||
 	       fresh->psi.total_us > ev->s.psi.total_us;
 }
 

@@ -341,15 +341,27 @@ static void test_thrash_system(void)
 	CHECK(strstr(why, "full 34.1% over the last 2 s") != NULL);
 	CHECK(strstr(why, "MemAvailable 20.0 MiB") != NULL);
 
-	/* confirm: still short and still stalling */
+	/* confirm: still short and still stalling, over half a second */
 	struct trigger_sample fresh = system_sample(25, false);
+	fresh.psi.at_us += 600000;
 	fresh.psi.total_us = 5100000;
 	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
 	/* the stall stopped (a kill elsewhere, or it recovered): stand down */
 	fresh.psi.total_us = 5000000;
 	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* re-checked 10 ms after the trigger (a decision from the standby):
+	 * the total need not have moved; still short, it stands */
+	fresh.psi.at_us = ev.s.psi.at_us + 10000;
+	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	fresh.psi.at_us = ev.s.psi.at_us + CGOOM_THRASH_WINDOW_US;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* PSI unreadable: stand down */
+	fresh.psi.at_us = ev.s.psi.at_us + 10000;
+	fresh.psi.valid = false;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
 	/* memory came back */
 	fresh = system_sample(700, false);
+	fresh.psi.at_us += 10000;
 	fresh.psi.total_us = 5100000;
 	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
 }
