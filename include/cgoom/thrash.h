@@ -41,6 +41,9 @@ struct cgoom_pressure_point {
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
+/* The page the refault and swap-in counts are taken in (refault_min's
+ * 15 MiB/s is 3840 of them). */
+#define CGOOM_THRASH_PAGE 4096ULL
 #define CGOOM_THRASH_WINDOWS 124 /* 62 s of history: swap_stall_max and thrash_for go to 60 s */
 
 struct cgoom_thrash_window {
@@ -75,7 +78,12 @@ struct cgoom_thrash_params {
 	/* thrashing: every window of the last `sustain_us` had a full stall
 	 * of at least full_min (per 10000 of its length) while memory was
 	 * short (available under mem_short per 10000 of mem_total), and over
-	 * them refaults or swap-ins came at refault_min pages per second */
+	 * them refaults or swap-ins came at refault_min pages per second and
+	 * at least as fast as swap in use grew (pages of CGOOM_THRASH_PAGE bytes):
+	 * a working set that no longer fits comes back as fast as it goes
+	 * out; a burst or a leak moves pages out far faster than any come
+	 * back (bench/swap's h-idle-grow: 15.7 MiB/s back while swap grew
+	 * 62 MiB/s; s-thrash: 16.9 back, 4.2 net) */
 	uint32_t full_min;
 	uint64_t refault_min;
 	uint64_t sustain_us;
@@ -108,6 +116,7 @@ struct cgoom_thrash_facts {
 	uint64_t refault_rate;   /* pages/s needed back (refaults, or swap-ins), newest window */
 	uint64_t thrashing_us;   /* how long memory has been short under a stall */
 	uint64_t refault_rate_run; /* pages/s needed back over the newest sustain_us of that */
+	uint64_t swap_net_rate;  /* bytes/s swap in use grew by over those windows (0: not) */
 	uint64_t swap_total, swap_used;
 	uint64_t swap_rate;      /* bytes/s, recent growth of swap in use (0: not growing) */
 	uint64_t trend_us;       /* how long swap has filled under a stall without a break */

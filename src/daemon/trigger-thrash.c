@@ -55,14 +55,16 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 {
 	(void)cfg;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
-	char a[32], b[32], r[32];
+	char a[32], b[32], r[32], g[32];
 	int n = snprintf(buf, cap,
 			 "thrashing: memory short under a stall for %llu.%llu s (full %u.%u%% over the last "
-			 "2 s), %s/s of pages needed back (refaults, swap-ins); %s %s of %s",
+			 "2 s), %s/s of pages needed back (refaults, swap-ins) while swap in use grew %s/s; "
+			 "%s %s of %s",
 			 (unsigned long long)(t->thrashing_us / 1000000),
 			 (unsigned long long)(t->thrashing_us / 100000 % 10), t->full_share_2s / 100,
 			 t->full_share_2s / 10 % 10,
-			 trigger_size(t->refault_rate_run * 4096, r, sizeof(r)),
+			 trigger_size(t->refault_rate_run * CGOOM_THRASH_PAGE, r, sizeof(r)),
+			 trigger_size(t->swap_net_rate, g, sizeof(g)),
 			 ev->d->system ? "MemAvailable" : "memory.max - memory.current",
 			 trigger_size(t->mem_available, a, sizeof(a)), trigger_size(t->mem_total, b, sizeof(b)));
 	if (n > 0 && (size_t)n + 2 < cap && t->swap_total > 0) {

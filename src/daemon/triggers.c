@@ -117,7 +117,8 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 	cgoom_strbuf_printf(f, ", \"full_share\": %u.%02u, \"some_share\": %u.%02u, "
 			       "\"full_share_2s\": %u.%02u, \"thrashing_ms\": %llu, "
 			       "\"refault_pages_per_s\": %llu, \"swap_used\": %llu, "
-			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_trend_ms\": %llu, "
+			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_net_rate\": %llu, "
+			       "\"swap_trend_ms\": %llu, "
 			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
 			       "\"zram_limit\": %llu",
 			    t->full_share / 100, t->full_share % 100, t->some_share / 100,
@@ -125,7 +126,7 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			    (unsigned long long)(t->thrashing_us / 1000),
 			    (unsigned long long)t->refault_rate, (unsigned long long)t->swap_used,
 			    (unsigned long long)t->swap_total, (unsigned long long)t->swap_rate,
-			    (unsigned long long)(t->trend_us / 1000),
+			    (unsigned long long)t->swap_net_rate, (unsigned long long)(t->trend_us / 1000),
 			    t->eta_us == UINT64_MAX ? -1LL : (long long)(t->eta_us / 1000),
 			    (unsigned long long)t->zram_orig, (unsigned long long)t->zram_used,
 			    (unsigned long long)t->zram_limit);

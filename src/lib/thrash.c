@@ -182,6 +182,20 @@ static uint64_t swap_room(const struct cgoom_thrash_window *w)
 	return room;
 }
 
+/* Bytes/s swap in use grew by over windows oldest..0 (dt_us in all): from
+ * the end of the window before the oldest (or the oldest's own end, at
+ * the history's start) to the newest's end; 0 when it did not grow. */
+static uint64_t swap_net_rate(const struct cgoom_thrash_state *st, size_t oldest, uint64_t dt_us)
+{
+	const struct cgoom_thrash_window *w0 = cgoom_thrash_window(st, 0);
+	const struct cgoom_thrash_window *from = cgoom_thrash_window(st, oldest + 1);
+	if (!from)
+		from = cgoom_thrash_window(st, oldest);
+	if (!w0 || !from || w0->swap_used <= from->swap_used)
+		return 0;
+	return per_s(w0->swap_used - from->swap_used, dt_us);
+}
+
 void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_thrash_params *p,
 			struct cgoom_thrash_facts *ret)
 {
@@ -202,8 +216,10 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 
 	/* thrashing: a run of stalled windows (newest back) at least
 	 * sustain_us long, with pages needed back at refault_min on average
-	 * over its newest sustain_us */
+	 * over its newest sustain_us, and at least as fast as swap in use
+	 * grew over them */
 	uint64_t full2 = 0, dt2 = 0, back = 0, back_dt = 0;
+	size_t oldest = 0;
 	bool run = true;
 	for (size_t i = 0; i < st->n; i++) {
 		const struct cgoom_thrash_window *w = cgoom_thrash_window(st, i);
@@ -217,6 +233,7 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 			if (back_dt < p->sustain_us) {
 				back = sat_add(back, needed_back(w));
 				back_dt += w->dt_us;
+				oldest = i;
 			}
 		} else {
 			run = false;
@@ -224,7 +241,9 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	}
 	ret->full_share_2s = share(full2, dt2);
 	ret->refault_rate_run = per_s(back, back_dt);
-	ret->thrashing = ret->thrashing_us >= p->sustain_us && ret->refault_rate_run >= p->refault_min;
+	ret->swap_net_rate = back_dt ? swap_net_rate(st, oldest, back_dt) : 0;
+	ret->thrashing = ret->thrashing_us >= p->sustain_us && ret->refault_rate_run >= p->refault_min &&
+			 ret->refault_rate_run >= ret->swap_net_rate / CGOOM_THRASH_PAGE;
 
 	/* the run: walking back, windows where swap in use grew by at least
 	 * TREND_RATE_MIN (over the newer window's length: the growth shows

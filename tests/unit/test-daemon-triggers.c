@@ -320,6 +320,7 @@ static void test_thrash_system(void)
 	s.thrash.full_share_2s = 3412;
 	s.thrash.refault_rate = 5000;
 	s.thrash.refault_rate_run = 5000;
+	s.thrash.swap_net_rate = 4 * MiB;
 	s.thrash.mem_available = 20 * MiB;
 	s.thrash.mem_total = 1536 * MiB;
 	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_THRASH);
@@ -339,6 +340,8 @@ static void test_thrash_system(void)
 	trigger_table[CGOOM_TRIGGER_THRASH]->why(&ev, &cfg, why, sizeof(why));
 	CHECK(strstr(why, "under a stall for 2.5 s") != NULL);
 	CHECK(strstr(why, "full 34.1% over the last 2 s") != NULL);
+	CHECK(strstr(why, "19.5 MiB/s of pages needed back (refaults, swap-ins) while swap in use grew "
+			  "4.0 MiB/s;") != NULL);
 	CHECK(strstr(why, "MemAvailable 20.0 MiB") != NULL);
 
 	/* confirm: still short and still stalling, over half a second */

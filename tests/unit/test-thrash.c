@@ -121,6 +121,47 @@ static void test_stall_without_refaults_is_no_thrashing(void)
 	CHECK(f.refault_rate_run < m.params.refault_min);
 }
 
+/* Pages needed back over refault_min while swap in use grows faster
+ * than they come back: a burst moving an idle job out (the probe's and
+ * the system's pages with it), or a leak; no thrashing. The same pages
+ * coming back with swap flat, or growing slower than they come back, is
+ * a working set that no longer fits. Both classes: the system, and a
+ * cgroup at its memory.max whose memory.swap.current is its swap. */
+static void test_thrashing_needs_pages_back_as_fast_as_swap_grows(void)
+{
+	for (int cgroup = 0; cgroup < 2; cgroup++) {
+		struct sim m;
+		sim_init(&m);
+		if (cgroup) { /* memory.max 512 MiB, 4 MiB from it */
+			m.p.mem_total = 512 * MiB;
+			m.p.swap_total = 600 * MiB;
+		}
+		m.p.mem_available = 4 * MiB;
+		/* 5000 pages/s back (19.5 MiB/s), swap growing 60 MiB/s */
+		sim_run(&m, 6 * SEC, 100 * MS, 600, 400, 5000, 5000, 60 * (int64_t)MiB);
+		struct cgoom_thrash_facts f = judge(&m);
+		CHECK(f.thrashing_us >= 5 * SEC);
+		CHECK(f.refault_rate_run >= m.params.refault_min);
+		CHECK(f.swap_net_rate >= 55 * MiB && f.swap_net_rate <= 65 * MiB);
+		CHECK(!f.thrashing);
+		/* growing 15 MiB/s now, slower than 19.5 come back: 5 s later
+		 * the run's windows say so */
+		sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 5000, 5000, 15 * (int64_t)MiB);
+		f = judge(&m);
+		CHECK(f.swap_net_rate >= 13 * MiB && f.swap_net_rate <= 17 * MiB);
+		CHECK(f.thrashing);
+		/* flat: thrashing */
+		sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 5000, 5000, 0);
+		f = judge(&m);
+		CHECK_EQ_U64(f.swap_net_rate, 0);
+		CHECK(f.thrashing);
+		/* 21 MiB/s: just faster than they come back */
+		sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 5000, 5000, 21 * (int64_t)MiB);
+		f = judge(&m);
+		CHECK(!f.thrashing);
+	}
+}
+
 static void test_thrashing_needs_short_memory(void)
 {
 	/* a cgroup thrashing at its own memory.high while the machine has
@@ -312,6 +353,7 @@ int main(void)
 		TAP(test_windows),
 		TAP(test_thrashing_fires_after_sustain),
 		TAP(test_stall_without_refaults_is_no_thrashing),
+		TAP(test_thrashing_needs_pages_back_as_fast_as_swap_grows),
 		TAP(test_thrashing_needs_short_memory),
 		TAP(test_thrashing_broken_by_recovery),
 		TAP(test_leak_fills_swap),
