@@ -41,9 +41,6 @@ struct cgoom_pressure_point {
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
-/* The page the refault and swap-in counts are taken in (refault_min's
- * 15 MiB/s is 3840 of them). */
-#define CGOOM_THRASH_PAGE 4096ULL
 #define CGOOM_THRASH_WINDOWS 124 /* 62 s of history: swap_stall_max and thrash_for go to 60 s */
 
 struct cgoom_thrash_window {
@@ -79,13 +76,16 @@ struct cgoom_thrash_params {
 	 * of at least full_min (per 10000 of its length) while memory was
 	 * short (available under mem_short per 10000 of mem_total), and over
 	 * them refaults or swap-ins came at refault_min pages per second and
-	 * at least as fast as swap in use grew (pages of CGOOM_THRASH_PAGE bytes):
+	 * at least as fast as swap in use grew (pages of page_size bytes):
 	 * a working set that no longer fits comes back as fast as it goes
 	 * out; a burst or a leak moves pages out far faster than any come
 	 * back (bench/swap's h-idle-grow: 15.7 MiB/s back while swap grew
 	 * 62 MiB/s; s-thrash: 16.9 back, 4.2 net) */
 	uint32_t full_min;
 	uint64_t refault_min;
+	/* bytes in a page of the refault and swap-in counts: the kernel's
+	 * page size (4096 by default; 64 KiB on some arm64 kernels) */
+	uint64_t page_size;
 	uint64_t sustain_us;
 	uint32_t mem_short;
 	/* swap filling under a stall: swap in use has grown (at least

@@ -174,7 +174,7 @@ void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
 
 static void report_trigger(struct daemon *dm, const struct trigger_event *ev)
 {
-	char why[384];
+	char why[512];
 	trigger_why(dm, ev, why, sizeof(why));
 	metrics_trigger(dm, ev->d->path, ev->kind);
 	log_notice("%s: trigger %s: %s", ev->d->path, cgoom_trigger_name(ev->kind), why);

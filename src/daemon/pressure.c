@@ -304,8 +304,17 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
 		.swap_used = cg->swap_used,
 	};
 	struct cgoom_pressure psi;
-	if (watched && domain_pressure(dm, d, &psi) == 0)
+	if (watched && domain_pressure(dm, d, &psi) == 0) {
 		psi_into(&psi, &pt);
+		/* the thrash trigger's confirm measures the stall from here:
+		 * with the kernel's PSI trigger armed (near the limit, on a
+		 * live system) detect_cgroup reads no PSI, and the sample had
+		 * none, so the confirm stood every cgroup thrash down */
+		if (!s->psi.valid && psi.full.present)
+			s->psi = (struct cgoom_psi_sample){ .total_us = psi.full.total_us,
+							    .at_us = s->at_us,
+							    .valid = true };
+	}
 	if (watched)
 		reclaim_into(&cg->reclaim, &pt);
 	feed_and_judge(dm, d, watched, false, &pt, s);

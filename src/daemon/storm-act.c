@@ -51,7 +51,7 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 {
 	struct domain *d = ev->d;
 	struct storm_state *st = &d->storm;
-	char why[384], w[32], a[32], b[32], c[32], e[32];
+	char why[512], w[32], a[32], b[32], c[32], e[32];
 	unsigned recent = storm_recent(st, p, now);
 	uint64_t free_at = storm_free_at(st, p, now);
 	trigger_why(dm, ev, why, sizeof(why));

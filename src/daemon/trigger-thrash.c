@@ -53,7 +53,8 @@ static bool confirm(const struct domain *d, const struct trigger_event *ev,
 
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
-	(void)cfg;
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(cfg, &p);
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
 	char a[32], b[32], r[32], g[32];
 	int n = snprintf(buf, cap,
@@ -63,7 +64,7 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			 (unsigned long long)(t->thrashing_us / 1000000),
 			 (unsigned long long)(t->thrashing_us / 100000 % 10), t->full_share_2s / 100,
 			 t->full_share_2s / 10 % 10,
-			 trigger_size(t->refault_rate_run * CGOOM_THRASH_PAGE, r, sizeof(r)),
+			 trigger_size(t->refault_rate_run * p.page_size, r, sizeof(r)),
 			 trigger_size(t->swap_net_rate, g, sizeof(g)),
 			 ev->d->system ? "MemAvailable" : "memory.max - memory.current",
 			 trigger_size(t->mem_available, a, sizeof(a)), trigger_size(t->mem_total, b, sizeof(b)));

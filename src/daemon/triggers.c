@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cgoom/explain.h"
 
@@ -172,5 +173,11 @@ void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_p
 		ret->full_min = (uint32_t)(cfg->psi_full_stall_us * 10000 / cfg->psi_full_window_us);
 	ret->fill_max_us = cfg->swap_stall_max_us;
 	ret->sustain_us = cfg->thrash_for_us;
-	ret->refault_min = cfg->thrash_refaults / 4096;
+	static uint64_t page;
+	if (!page) {
+		long v = sysconf(_SC_PAGESIZE);
+		page = v > 0 ? (uint64_t)v : 4096;
+	}
+	ret->page_size = page;
+	ret->refault_min = cfg->thrash_refaults / page;
 }

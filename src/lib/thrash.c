@@ -20,6 +20,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 	*ret = (struct cgoom_thrash_params){
 		.full_min = 1000,    /* 10% of the time every task stalled */
 		.refault_min = 3840, /* 15 MiB/s of pages needed back */
+		.page_size = 4096,
 		.sustain_us = 5000000,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,
@@ -183,15 +184,20 @@ static uint64_t swap_room(const struct cgoom_thrash_window *w)
 }
 
 /* Bytes/s swap in use grew by over windows oldest..0 (dt_us in all): from
- * the end of the window before the oldest (or the oldest's own end, at
- * the history's start) to the newest's end; 0 when it did not grow. */
+ * the end of the window before the oldest to the newest's end. At the
+ * history's start (no window before the oldest) from the oldest's own
+ * end, over the windows after it only. 0 when it did not grow. */
 static uint64_t swap_net_rate(const struct cgoom_thrash_state *st, size_t oldest, uint64_t dt_us)
 {
 	const struct cgoom_thrash_window *w0 = cgoom_thrash_window(st, 0);
 	const struct cgoom_thrash_window *from = cgoom_thrash_window(st, oldest + 1);
-	if (!from)
+	if (!from) {
 		from = cgoom_thrash_window(st, oldest);
-	if (!w0 || !from || w0->swap_used <= from->swap_used)
+		if (!from || dt_us <= from->dt_us)
+			return 0;
+		dt_us -= from->dt_us;
+	}
+	if (!w0 || w0->swap_used <= from->swap_used)
 		return 0;
 	return per_s(w0->swap_used - from->swap_used, dt_us);
 }
@@ -243,7 +249,7 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->refault_rate_run = per_s(back, back_dt);
 	ret->swap_net_rate = back_dt ? swap_net_rate(st, oldest, back_dt) : 0;
 	ret->thrashing = ret->thrashing_us >= p->sustain_us && ret->refault_rate_run >= p->refault_min &&
-			 ret->refault_rate_run >= ret->swap_net_rate / CGOOM_THRASH_PAGE;
+			 ret->refault_rate_run >= ret->swap_net_rate / (p->page_size ? p->page_size : 4096);
 
 	/* the run: walking back, windows where swap in use grew by at least
 	 * TREND_RATE_MIN (over the newer window's length: the growth shows

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "daemon-internal.h"
 #include "tap.h"
@@ -379,8 +381,15 @@ static void test_thrash_cgroup(void)
 	CHECK_EQ_INT(detect_cgroup_check(&d, &s, &cfg), CGOOM_TRIGGER_THRASH);
 	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_THRASH, .s = s };
 	struct trigger_sample fresh = { .cg = cg(496 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
-	fresh.psi = (struct cgoom_psi_sample){ .total_us = 9000, .valid = true };
+	fresh.psi = (struct cgoom_psi_sample){ .total_us = 9000, .at_us = 600000, .valid = true };
 	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* half a second on, the stall did not grow: stand down */
+	fresh.psi.total_us = 7000;
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* re-checked 10 ms after: still at the limit, it stands */
+	fresh.psi.at_us = 10000;
+	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	fresh.psi = (struct cgoom_psi_sample){ .total_us = 9000, .at_us = 600000, .valid = true };
 	/* the cgroup left its limit */
 	fresh.cg.current = 300 * MiB;
 	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
@@ -633,6 +642,40 @@ static void test_watched_only_near_short(void)
 	free(dm);
 }
 
+/* A cgroup domain at its limit with the kernel's PSI trigger armed (as
+ * on a live system near the limit): detect_cgroup reads no PSI for the
+ * sample, pressure_cgroup reads its memory.pressure for the history, and
+ * the sample must carry that total, the baseline of the thrash confirm
+ * (without it every cgroup thrash was "cleared before acting"). */
+static void test_cgroup_watched_sample_has_psi(void)
+{
+	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB },
+			    .psi_trigger = true };
+	struct domain *doms[] = { &d };
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
+	d.psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
+	CHECK(d.psi_fd >= 0);
+	const char psi[] = "some avg10=40.00 avg60=20.00 avg300=5.00 total=9000000\n"
+			   "full avg10=30.00 avg60=15.00 avg300=4.00 total=7000000\n";
+	CHECK(write(d.psi_fd, psi, sizeof(psi) - 1) == (ssize_t)(sizeof(psi) - 1));
+	struct trigger_sample s = { .at_us = 1000000, .cg = cg(495 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	s.cg.reclaim_valid = true;
+	pressure_cgroup(dm, &d, &s);
+	CHECK(s.watched);
+	CHECK(s.psi.valid);
+	CHECK_EQ_U64(s.psi.total_us, 7000000);
+	CHECK_EQ_U64(s.psi.at_us, 1000000);
+	/* far from its limit: not watched, no PSI read */
+	struct trigger_sample far = { .at_us = 2000000, .cg = cg(100 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	far.cg.reclaim_valid = true;
+	pressure_cgroup(dm, &d, &far);
+	CHECK(!far.watched && !far.psi.valid);
+	close(d.psi_fd);
+	pressure_free(&d);
+	free(dm);
+}
+
 /* A PSI trigger's wake-up of the watched system waits for its next
  * sample when that is due within the watched pace (each such wake-up
  * was a whole sample, /proc/vmstat included, three more a second under a
@@ -647,7 +690,7 @@ static void test_psi_wake_deferred_while_watched(void)
 	CHECK(dm != NULL);
 	struct trigger_sample s;
 	uint64_t i = 0;
-	CHECK(!watched_at(dm, &d, i++, 18, &s)); /* pressure, memory to spare */
+	CHECK(!watched_at(dm, &d, i++, 18, &s)); /* no watch, no history yet */
 	d.next_due_us = s.at_us + 100000;
 	CHECK(!pressure_wake_deferred(&d, s.at_us + 1000));
 	CHECK(watched_at(dm, &d, i++, 9, &s));
@@ -797,6 +840,7 @@ int main(void)
 		TAP(test_pace_guard_band),
 		TAP(test_thrash_system),
 		TAP(test_thrash_cgroup),
+		TAP(test_cgroup_watched_sample_has_psi),
 		TAP(test_swap_both_classes),
 		TAP(test_memory_pace_with_swap),
 		TAP(test_memory_pace_swap_filling),

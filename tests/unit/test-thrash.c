@@ -162,6 +162,41 @@ static void test_thrashing_needs_pages_back_as_fast_as_swap_grows(void)
 	}
 }
 
+/* The run fills the history from its first point: the growth is taken
+ * from the oldest window's end over the windows after it, not spread
+ * over one window more (that understated it by a window in the run: a
+ * tenth at thrash_for's 5 s). */
+static void test_swap_net_rate_at_history_start(void)
+{
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 4 * MiB;
+	sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 5000, 5000, 60 * (int64_t)MiB);
+	CHECK(cgoom_thrash_window(&m.st, 9) != NULL && cgoom_thrash_window(&m.st, 10) == NULL);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.thrashing_us, 5 * SEC);
+	CHECK(f.swap_net_rate >= 58 * MiB && f.swap_net_rate <= 62 * MiB);
+	CHECK(!f.thrashing);
+}
+
+/* The counts are in the kernel's pages: with 64 KiB pages, 300 a second
+ * back is 18.75 MiB/s, over the 15 MiB/s line (240 pages) and faster
+ * than swap grows (15 MiB/s); taken as 4 KiB pages it would be neither. */
+static void test_thrash_page_size(void)
+{
+	struct sim m;
+	sim_init(&m);
+	m.params.page_size = 65536;
+	m.params.refault_min = 15 * MiB / 65536;
+	m.p.mem_available = 4 * MiB;
+	sim_run(&m, 6 * SEC, 100 * MS, 600, 400, 300, 300, 15 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK(f.thrashing);
+	m.params.page_size = 4096;
+	f = judge(&m);
+	CHECK(!f.thrashing);
+}
+
 static void test_thrashing_needs_short_memory(void)
 {
 	/* a cgroup thrashing at its own memory.high while the machine has
@@ -354,6 +389,8 @@ int main(void)
 		TAP(test_thrashing_fires_after_sustain),
 		TAP(test_stall_without_refaults_is_no_thrashing),
 		TAP(test_thrashing_needs_pages_back_as_fast_as_swap_grows),
+		TAP(test_swap_net_rate_at_history_start),
+		TAP(test_thrash_page_size),
 		TAP(test_thrashing_needs_short_memory),
 		TAP(test_thrashing_broken_by_recovery),
 		TAP(test_leak_fills_swap),
