@@ -10,6 +10,9 @@ spec's victim, kernel OOM kills and processes killed. Then:
   ratio stalls/SCEN/PEER X      cgoom's stalls over the peer's (medians)
   ratio leak_life/SCEN/kernel X cgoom's leak life over the kernel alone's
   kills h TOOL N                processes killed in the healthy suite
+  thrash_relief TOOL S...       s-thrash: each run's relief, in seconds after
+                                the working sets stopped fitting (every job
+                                had touched all of its set: "all active")
 and zram's compression (from the series' mm_stat, at the most stored).
 """
 import collections
@@ -207,6 +210,13 @@ def report(lines, infos, out=sys.stdout):
         hs = [v["killed"] for (tt, s), v in summ.items() if tt == t and s.startswith("h-")]
         if hs:
             p("kills h %s %d" % (t, sum(hs)))
+    # s-thrash: relief counted from when the working sets stopped fitting
+    # (the "all active" mark), each run (none: no relief in it)
+    for t in tools:
+        rs = rows.get((t, "s-thrash"))
+        if rs:
+            v = [num(r.get("active_relief_ms")) for r in rs]
+            p("thrash_relief %s %s" % (t, " ".join("none" if x is None else "%.1fs" % (x / 1000.0) for x in v)))
 
 
 def main(path):

@@ -307,6 +307,13 @@ finish() {
 		[ -n "$tg" ] && relief=$(probe relief "$RUN/probe.rounds" $(( t0ns / 1000000 + tg )))
 		[ "$relief" -gt 0 ] 2>/dev/null && rec_mark --at-mono "$relief" relief probe back under 100 ms
 	fi
+	# s-thrash: relief counted from when the working sets stopped fitting
+	# (every job had touched all of its set once: the "all active" mark)
+	local ta active_relief=none
+	ta=$(series_mark "$SERIES" "all active")
+	if [ "$relief" -gt 0 ] 2>/dev/null && [ -n "$ta" ]; then
+		active_relief=$(( relief - (t0ns / 1000000 + ta) ))
+	fi
 	if [ "$relief" -gt 0 ] 2>/dev/null; then
 		rep=$(probe report "$RUN/probe.rounds" "$SQ0" "$relief")
 		relief=$((relief - SQ0))
@@ -328,7 +335,7 @@ finish() {
 	local nd=0
 	[ -n "$died" ] && nd=$(echo "$died" | tr ',' '\n' | wc -l)
 	set -- $rep
-	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
+	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief active_relief_ms=$active_relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
 	rec_stop
 	tool_stop
 	jobs_stop
