@@ -9,13 +9,16 @@
  * the kernel's OOM kill and well before its end, a healthy case never.
  *
  * usage: test-thrash-series DIR
- *        test-thrash-series DIR --sweep MS[,MS...] [SERIES...]
+ *        test-thrash-series DIR --sweep MS[,MS...] [--thrash-for MS]
+ *                           [--thrash-refaults MIBS] [SERIES...]
  *
  * --sweep is no test: for each series (every one in DIR, or those named)
  * and each swap_stall_max MS, when the replay at 100 ms first acts (the
  * swap or thrash verdict, else the memory line), against the squeeze's
  * start and the kernel's OOM kill: what a knob would have done on the
- * recorded runs (doc/triggers.md).
+ * recorded runs (doc/triggers.md). --thrash-for and --thrash-refaults
+ * replay another thrash_for (milliseconds) or thrash_refaults (MiB/s)
+ * than the defaults.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -214,9 +217,35 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* a whole number in 1..max, or 0 */
+static unsigned long long whole(const char *v, unsigned long long max)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	return end == v || *end || x > max ? 0 : x;
+}
+
 /* --sweep: one line per series and value (see the top) */
 static int sweep(const char *values, char **names, int n_names)
 {
+	struct cgoom_thrash_params base;
+	cgoom_thrash_params_default(&base);
+	while (n_names >= 2 && (strcmp(names[0], "--thrash-for") == 0 ||
+				strcmp(names[0], "--thrash-refaults") == 0)) {
+		bool for_ = names[0][9] == 'f';
+		unsigned long long x = whole(names[1], for_ ? 60000 : 100000);
+		if (!x) {
+			fprintf(stderr, "test-thrash-series: %s wants %s: %s\n", names[0],
+				for_ ? "milliseconds 1-60000" : "MiB/s 1-100000", names[1]);
+			return 2;
+		}
+		if (for_)
+			base.sustain_us = x * 1000;
+		else
+			base.refault_min = x * 1048576 / base.page_size;
+		names += 2;
+		n_names -= 2;
+	}
 	uint64_t ms[16];
 	int n_ms = 0;
 	for (const char *v = values;;) {
@@ -260,8 +289,7 @@ static int sweep(const char *values, char **names, int n_names)
 	int rc = 0;
 	for (int i = 0; i < n_names; i++)
 		for (int j = 0; j < n_ms; j++) {
-			struct cgoom_thrash_params p;
-			cgoom_thrash_params_default(&p);
+			struct cgoom_thrash_params p = base;
 			p.fill_max_us = ms[j] * 1000;
 			struct replay r;
 			int e = replay(names[i], 100, &p, true, &r);
@@ -302,7 +330,8 @@ int main(int argc, char **argv)
 	if (argc > 3 && strcmp(argv[2], "--sweep") == 0)
 		return sweep(argv[3], argv + 4, argc - 4);
 	if (argc > 2) {
-		fprintf(stderr, "usage: test-thrash-series DIR [--sweep MS[,MS...] [SERIES...]]\n");
+		fprintf(stderr, "usage: test-thrash-series DIR [--sweep MS[,MS...] [--thrash-for MS] "
+				"[--thrash-refaults MIBS] [SERIES...]]\n");
 		return 2;
 	}
 	return tap_run((struct tap_test[]){
