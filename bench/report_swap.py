@@ -10,6 +10,9 @@ spec's victim, kernel OOM kills and processes killed. Then:
   ratio stalls/SCEN/PEER X      cgoom's stalls over the peer's (medians)
   ratio leak_life/SCEN/kernel X cgoom's leak life over the kernel alone's
   kills h TOOL N                processes killed in the healthy suite
+  (dropped: ...)                a run in which the guest's kernel locked up
+                                (its soft-lockup watchdog or an RCU stall):
+                                every task froze, the tool with it
   thrash_relief TOOL S...       s-thrash: each run's relief, in seconds after
                                 the working sets stopped fitting (every job
                                 had touched all of its set: "all active")
@@ -91,9 +94,19 @@ def life_of(r):
 
 def report(lines, infos, out=sys.stdout):
     rows = collections.defaultdict(list)
+    dropped = []
     for line in lines:
         d = kv(line)
+        # the guest's kernel locked up (soft lockup, RCU stall): every
+        # task froze, the tool with it; not a measure of any tool
+        if (num(d.get("guest_lockups")) or 0) > 0:
+            dropped.append(d)
+            continue
         rows[(d.get("tool"), d.get("scen"))].append(d)
+    for d in dropped:
+        print("(dropped: %s %s rep %s, the guest's kernel locked up %s time(s): soft lockup or RCU stall;"
+              " worst round %s ms)" % (d.get("scen"), d.get("tool"), d.get("rep"), d.get("guest_lockups"),
+                                      d.get("worst_ms")), file=out)
     if not rows:
         return
     run = None

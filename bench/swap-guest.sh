@@ -298,6 +298,11 @@ finish() {
 	died=${died#,}
 	whos=${whos#,}
 	k=$(( $(vm_oom_kills) - VM0 ))
+	# the guest's kernel stuck (its soft-lockup watchdog or an RCU stall
+	# since go()): every task froze, the recorder and the tool with it,
+	# which no userspace killer can act on (the report drops such runs)
+	local lockups
+	lockups=$(dmesg | grep -c -E 'soft lockup|rcu_preempt detected stalls|rcu_sched detected stalls')
 	t0ns=$(sed -n '1s/.*monotonic_ns=\([0-9]*\).*/\1/p' "$SERIES")
 	if [ -n "$RELIEF_ON" ] && [ -n "$GONE" ]; then
 		l=$RELIEF_ON
@@ -335,7 +340,7 @@ finish() {
 	local nd=0
 	[ -n "$died" ] && nd=$(echo "$died" | tr ',' '\n' | wc -l)
 	set -- $rep
-	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief active_relief_ms=$active_relief died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
+	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief active_relief_ms=$active_relief guest_lockups=$lockups died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
 	rec_stop
 	tool_stop
 	jobs_stop
