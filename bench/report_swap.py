@@ -10,7 +10,7 @@ spec's victim, kernel OOM kills and processes killed. Then:
   ratio stalls/SCEN/PEER X      cgoom's stalls over the peer's (medians)
   ratio leak_life/SCEN/kernel X cgoom's leak life over the kernel alone's
   kills h TOOL N                processes killed in the healthy suite
-  (dropped: ...)                a run in which the guest's kernel locked up
+  (lockup: ...)                 a run in which the guest's kernel locked up
                                 (its soft-lockup watchdog or an RCU stall):
                                 every task froze, the tool with it
   thrash_relief TOOL S...       s-thrash: each run's relief, in seconds after
@@ -94,19 +94,15 @@ def life_of(r):
 
 def report(lines, infos, out=sys.stdout):
     rows = collections.defaultdict(list)
-    dropped = []
+    locked = []
     for line in lines:
         d = kv(line)
-        # the guest's kernel locked up (soft lockup, RCU stall): every
-        # task froze, the tool with it; not a measure of any tool
-        if (num(d.get("guest_lockups")) or 0) > 0:
-            dropped.append(d)
-            continue
         rows[(d.get("tool"), d.get("scen"))].append(d)
-    for d in dropped:
-        print("(dropped: %s %s rep %s, the guest's kernel locked up %s time(s): soft lockup or RCU stall;"
-              " worst round %s ms)" % (d.get("scen"), d.get("tool"), d.get("rep"), d.get("guest_lockups"),
-                                      d.get("worst_ms")), file=out)
+        # the guest's kernel locked up (soft lockup, RCU stall): a
+        # thrashing machine's own freeze, or the TCG guest's (s-thrash's
+        # second repetition with memory to spare); counted, and said
+        if (num(d.get("guest_lockups")) or 0) > 0:
+            locked.append(d)
     if not rows:
         return
     run = None
@@ -219,6 +215,10 @@ def report(lines, infos, out=sys.stdout):
             else:
                 p("ratio leak_life/%s/kernel %s%.2f%s" % (s, bound, c["life"] / k["life"],
                   " (the kernel's leak outlived its run)" if not k["exact"] else ""))
+    for d in locked:
+        p("(lockup: %s %s rep %s, the guest's kernel locked up %s time(s), soft lockup or RCU stall;"
+          " worst round %s ms)" % (d.get("scen"), d.get("tool"), d.get("rep"), d.get("guest_lockups"),
+                                  d.get("worst_ms")))
     for t in tools:
         hs = [v["killed"] for (tt, s), v in summ.items() if tt == t and s.startswith("h-")]
         if hs:

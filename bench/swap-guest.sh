@@ -299,8 +299,10 @@ finish() {
 	whos=${whos#,}
 	k=$(( $(vm_oom_kills) - VM0 ))
 	# the guest's kernel stuck (its soft-lockup watchdog or an RCU stall
-	# since go()): every task froze, the recorder and the tool with it,
-	# which no userspace killer can act on (the report drops such runs)
+	# since go()): every task froze, the recorder and the tool with it
+	# (a thrashing machine's own freeze, or the TCG guest's: s-thrash's
+	# second repetition in a boot, with memory to spare); the report
+	# names such runs
 	local lockups
 	lockups=$(dmesg | grep -c -E 'soft lockup|rcu_preempt detected stalls|rcu_sched detected stalls')
 	t0ns=$(sed -n '1s/.*monotonic_ns=\([0-9]*\).*/\1/p' "$SERIES")
