@@ -75,7 +75,7 @@ struct cgoom_config {
 	char *event_log;                      /* NULL when unset */
 	char *metrics_file;                   /* NULL when unset */
 	uint64_t swap_stall_max_us;           /* default 25s: swap filling under a stall this long fires */
-	uint64_t thrash_for_us;               /* default 5s: thrashing this long fires */
+	uint64_t thrash_for_us;               /* default 2s: thrashing this long fires */
 	uint64_t thrash_refaults;             /* default 15M (bytes/s of pages needed back) */
 
 	struct cgoom_cgroup_conf *cgroups; /* in order of first appearance */

@@ -127,7 +127,7 @@ void cgoom_config_init(struct cgoom_config *c)
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,
 		.swap_stall_max_us = 25 * USEC_PER_SEC,
-		.thrash_for_us = 5 * USEC_PER_SEC,
+		.thrash_for_us = 2 * USEC_PER_SEC,
 		.thrash_refaults = 15ULL << 20,
 		/* SPEC 6: a domain that is not growing needs one kill to get
 		 * under its line, two when the first victim held less than its

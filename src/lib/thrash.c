@@ -21,7 +21,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 		.full_min = 1000,    /* 10% of the time every task stalled */
 		.refault_min = 3840, /* 15 MiB/s of pages needed back */
 		.page_size = 4096,
-		.sustain_us = 5000000,
+		.sustain_us = 2000000,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,
 		.eta_share = 0, /* off: a healthy burst may fill 85% of swap at a steady rate */

@@ -174,7 +174,7 @@ static void test_thrash_keys(void)
 	/* the defaults (SPEC 6, doc/triggers.md) */
 	CHECK_EQ_INT(parse("", &c, &e), 0);
 	CHECK_EQ_U64(c.swap_stall_max_us, 25 * SEC);
-	CHECK_EQ_U64(c.thrash_for_us, 5 * SEC);
+	CHECK_EQ_U64(c.thrash_for_us, 2 * SEC);
 	CHECK_EQ_U64(c.thrash_refaults, 15 * MiB);
 	cgoom_config_free(&c);
 	CHECK_EQ_INT(parse("[daemon]\nthrash_refaults = 4M\n", &c, &e), 0);

@@ -96,11 +96,11 @@ static void test_thrashing_fires_after_sustain(void)
 	struct sim m;
 	sim_init(&m);
 	m.p.mem_available = 20 * MiB;
-	sim_run(&m, 4 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
+	sim_run(&m, 1500 * MS, 100 * MS, 500, 300, 3000, 5000, 0);
 	struct cgoom_thrash_facts f = judge(&m);
-	CHECK(!f.thrashing); /* not yet thrash_for (5 s) */
-	CHECK_EQ_U64(f.thrashing_us, 4 * SEC);
-	sim_run(&m, 1 * SEC, 100 * MS, 500, 300, 3000, 5000, 0);
+	CHECK(!f.thrashing); /* not yet thrash_for (2 s) */
+	CHECK_EQ_U64(f.thrashing_us, 1500 * MS);
+	sim_run(&m, 500 * MS, 100 * MS, 500, 300, 3000, 5000, 0);
 	f = judge(&m);
 	CHECK(f.thrashing);
 	CHECK_EQ_U64(f.refault_rate, 5000);
@@ -165,11 +165,12 @@ static void test_thrashing_needs_pages_back_as_fast_as_swap_grows(void)
 /* The run fills the history from its first point: the growth is taken
  * from the oldest window's end over the windows after it, not spread
  * over one window more (that understated it by a window in the run: a
- * tenth at thrash_for's 5 s). */
+ * tenth at a thrash_for of 5 s, the one set here). */
 static void test_swap_net_rate_at_history_start(void)
 {
 	struct sim m;
 	sim_init(&m);
+	m.params.sustain_us = 5 * SEC;
 	m.p.mem_available = 4 * MiB;
 	sim_run(&m, 5 * SEC, 100 * MS, 600, 400, 5000, 5000, 60 * (int64_t)MiB);
 	CHECK(cgoom_thrash_window(&m.st, 9) != NULL && cgoom_thrash_window(&m.st, 10) == NULL);
