@@ -104,7 +104,13 @@ struct cgoom_thrash_params {
 	uint64_t fill_max_us;
 };
 
-/* The defaults (doc/triggers.md says how they were calibrated). */
+/* The defaults (doc/triggers.md says how they were calibrated), shared
+ * with the config's `thrash_for`, `thrash_refaults` and `swap_stall_max`
+ * (cgoom_config_init), so each is written once. */
+#define CGOOM_THRASH_SUSTAIN_US_DEFAULT 2000000ULL    /* thrash_for: 2 s */
+#define CGOOM_THRASH_REFAULT_BYTES_DEFAULT (15ULL << 20) /* thrash_refaults: 15 MiB/s */
+#define CGOOM_SWAP_FILL_MAX_US_DEFAULT 25000000ULL    /* swap_stall_max: 25 s */
+
 void cgoom_thrash_params_default(struct cgoom_thrash_params *ret);
 
 /* What the history says now: the numbers behind both verdicts, for the

@@ -15,6 +15,7 @@
 
 #include "cgoom/config.h"
 #include "cgoom/select.h"
+#include "cgoom/thrash.h"
 #include "config-internal.h"
 
 /* How much user text an error message quotes before eliding it. */
@@ -126,9 +127,9 @@ void cgoom_config_init(struct cgoom_config *c)
 		.guard_band = 0,
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,
-		.swap_stall_max_us = 25 * USEC_PER_SEC,
-		.thrash_for_us = 2 * USEC_PER_SEC,
-		.thrash_refaults = 15ULL << 20,
+		.swap_stall_max_us = CGOOM_SWAP_FILL_MAX_US_DEFAULT,
+		.thrash_for_us = CGOOM_THRASH_SUSTAIN_US_DEFAULT,
+		.thrash_refaults = CGOOM_THRASH_REFAULT_BYTES_DEFAULT,
 		/* SPEC 6: a domain that is not growing needs one kill to get
 		 * under its line, two when the first victim held less than its
 		 * footprint said; a third within a minute means kills are not

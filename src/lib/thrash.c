@@ -19,14 +19,15 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 {
 	*ret = (struct cgoom_thrash_params){
 		.full_min = 1000,    /* 10% of the time every task stalled */
-		.refault_min = 3840, /* 15 MiB/s of pages needed back */
 		.page_size = 4096,
-		.sustain_us = 2000000,
+		/* pages per second needed back */
+		.refault_min = CGOOM_THRASH_REFAULT_BYTES_DEFAULT / 4096,
+		.sustain_us = CGOOM_THRASH_SUSTAIN_US_DEFAULT,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,
 		.eta_share = 0, /* off: a healthy burst may fill 85% of swap at a steady rate */
 		.eta_max_us = 60000000,
-		.fill_max_us = 25000000,
+		.fill_max_us = CGOOM_SWAP_FILL_MAX_US_DEFAULT,
 	};
 }
 
