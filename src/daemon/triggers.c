@@ -179,5 +179,6 @@ void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_p
 		page = v > 0 ? (uint64_t)v : 4096;
 	}
 	ret->page_size = page;
-	ret->refault_min = cfg->thrash_refaults / page;
+	/* rounded up: a rate under a page a second asks for one, not none */
+	ret->refault_min = (cfg->thrash_refaults + page - 1) / page;
 }

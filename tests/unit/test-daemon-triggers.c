@@ -541,6 +541,26 @@ static void test_approach_near_firing(void)
 	CHECK(!pace.approach);
 }
 
+/* thrash_refaults in pages a second: rounded up, so a rate under one
+ * page a second (accepted by the config: any size but 0) still asks for
+ * pages back, one a second; rounded down it was 0, and any stall with
+ * memory short and swap not growing counted as thrashing. */
+static void test_thrash_refaults_at_least_a_page(void)
+{
+	struct cgoom_config c;
+	cgoom_config_init(&c);
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(&c, &p);
+	CHECK_EQ_U64(p.refault_min, c.thrash_refaults / p.page_size); /* 15 MiB/s: whole pages */
+	c.thrash_refaults = 1024;
+	trigger_thrash_params(&c, &p);
+	CHECK_EQ_U64(p.refault_min, 1);
+	c.thrash_refaults = p.page_size + 1;
+	trigger_thrash_params(&c, &p);
+	CHECK_EQ_U64(p.refault_min, 2);
+	cgoom_config_free(&c);
+}
+
 int main(void)
 {
 	cgoom_config_init(&cfg);
@@ -554,6 +574,7 @@ int main(void)
 		TAP(test_memory_pace_with_swap),
 		TAP(test_memory_pace_swap_filling),
 		TAP(test_approach_near_firing),
+		TAP(test_thrash_refaults_at_least_a_page),
 		TAP(test_cgroup_max_rose_fires),
 		TAP(test_cgroup_max_rose_but_far),
 		TAP(test_cgroup_psi_fires_near_max),
