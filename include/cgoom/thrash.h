@@ -96,8 +96,9 @@ struct cgoom_thrash_params {
 	 * stalls), or, with eta_share > 0 (off by default), at its recent
 	 * rate fills what is left within trend x eta_share / 100 and within
 	 * eta_max_us. The projection is off by default because a healthy
-	 * burst can fill 85% of the swap at a steady rate before it stops
-	 * (tests/vm swap-healthy): only duration tells it from a leak. */
+	 * burst filled 69-72% of a zram swap at a steady rate before it
+	 * stopped (tests/vm swap-healthy, bench/swap h-idle-grow;
+	 * doc/triggers.md): only duration tells it from a leak. */
 	uint64_t trend_min_us;
 	uint32_t eta_share;
 	uint64_t eta_max_us;

@@ -24,7 +24,7 @@
 	X(MEMORY, memory)               /* system: MemAvailable (and SwapFree) under their minimum */ \
 	X(MAX, max)                     /* cgroup: within margin of memory.max while reclaim fails */ \
 	X(UNRECLAIMABLE, unreclaimable) /* cgroup: unreclaimable memory within margin of max */      \
-	X(SWAP, swap)                   /* both: swap filling without a break, full soon */          \
+	X(SWAP, swap)                   /* both: swap filling under a stall for swap_stall_max */    \
 	X(THRASH, thrash)               /* both: sustained stalls on pages needed back */            \
 	X(HIGH, high)                   /* cgroup: usage stays in the guard band (memory.high) */
 
@@ -36,7 +36,7 @@ enum cgoom_trigger {
 	CGOOM_TRIGGER_N_,
 };
 
-/* The kind's name from CGOOM_TRIGGER_KINDS ("memory", "psi", ...); "none"
+/* The kind's name from CGOOM_TRIGGER_KINDS ("memory", "max", ...); "none"
  * for NONE; NULL out of range. */
 const char *cgoom_trigger_name(enum cgoom_trigger t);
 

@@ -10,7 +10,7 @@
  * idle job stalls (measured: 5.5 s with zram and 11 s with a swap file in
  * the lead's test bed; 21 s with zram in bench/swap's h-idle-grow on a
  * loaded host, at 40-90% full). The projection (the swap left gone within the run's own
- * age) is off by default: a healthy burst filled 69% of a zram swap at a
+ * age) is off by default: a healthy burst filled 69-72% of a zram swap at a
  * steady rate before it stopped. A burst that stops, or swap filling with
  * no stall, never fires.
  */

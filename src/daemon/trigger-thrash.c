@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Both classes: thrashing that is not recovering (SPEC 6 "Swap";
- * doc/triggers.md). Every window of the last `thrash_sustain` (the
+ * doc/triggers.md). Every window of the last `thrash_for` (the
  * cgoom/thrash.h history, windows of half a second) had a memory "full"
  * stall of at least psi_full's share (every task waiting on memory that
- * much of the time) and at least `thrash_refaults` of pages needed back
- * (refaults of working-set pages, or swap-ins), while memory was short
- * (the system: MemAvailable under 10% of MemTotal; a cgroup: at its
- * memory.max). A stall alone does not fire (I/O and reclaim of cold
+ * much of the time) while memory was short (the system: MemAvailable
+ * under 10% of MemTotal; a cgroup: under 10% of its memory.max left),
+ * and over them pages were needed back (refaults of working-set pages,
+ * or swap-ins) at `thrash_refaults` on average and at least as fast as
+ * swap in use grew. A stall alone does not fire (I/O and reclaim of cold
  * memory inflate PSI: a burst that swaps out an idle job stalls without
  * needing its pages back), nor does a short one.
  */
@@ -35,7 +36,7 @@ static bool memory_short(const struct domain *d, const struct trigger_sample *s,
 /* Still short of memory and still stalling: the full total grew since
  * the sample the trigger fired on, when the re-check comes a window
  * (half a second) or more after it. Sooner, the total's growth says
- * nothing of the stall the verdict was judged on (5 s of windows): over
+ * nothing of the stall the verdict was judged on (`thrash_for` of windows): over
  * the few milliseconds a decision from the standby takes it need not
  * move at all (cgoom running on one CPU keeps that CPU out of "full"),
  * and bench/swap logged "cleared before acting" 10 ms after a thrash

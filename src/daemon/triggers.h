@@ -114,8 +114,8 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 /* The fields hook of the kinds that judge the pressure history (swap,
  * thrash): the domain's class's numbers, then the history's facts. */
 void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf *f);
-/* "swap 88% used (900 MiB of 1.0 GiB) and filling at 40 MiB/s for 12 s:
- * full in 3 s" (with zram's RAM use when known); what snprintf returns. */
+/* "swap 88% used (900 MiB of 1.0 GiB) and filling at 40 MiB/s under a
+ * memory stall for 12.0 s: full in 3.0 s" (with zram's RAM use when known); what snprintf returns. */
 int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap);
 
 /* The thrashing history's parameters from the config (cgoom/thrash.h). */

@@ -25,7 +25,7 @@ void cgoom_thrash_params_default(struct cgoom_thrash_params *ret)
 		.sustain_us = CGOOM_THRASH_SUSTAIN_US_DEFAULT,
 		.mem_short = 1000, /* available under 10% */
 		.trend_min_us = 2000000,
-		.eta_share = 0, /* off: a healthy burst may fill 85% of swap at a steady rate */
+		.eta_share = 0, /* off: a healthy burst filled 69-72% of swap at a steady rate */
 		.eta_max_us = 60000000,
 		.fill_max_us = CGOOM_SWAP_FILL_MAX_US_DEFAULT,
 	};
