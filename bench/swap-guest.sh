@@ -232,8 +232,38 @@ go() {
 	rec_mark baseline
 	tool_start || return 1
 	rec_mark tool up "$TOOL"
+	trace_start
 	VM0=$(vm_oom_kills)
 	dmesg -c > /dev/null
+}
+# CGOOM_BENCH_TRACE=1: the probe's scheduler events (sched_switch into and out of
+# it, with the kernel stack it blocked in; sched_wakeup of it, with the
+# waker's stack), clock CLOCK_MONOTONIC as the probe's rounds, from go()
+# to finish(), saved to /vm/out/trace/SCEN-TOOL-repN.txt.gz
+TR=/sys/kernel/tracing
+trace_start() {
+	[ "${TRACE:-0}" = 1 ] || return 0
+	[ -e "$TR/trace" ] || mount -t tracefs nodev "$TR" 2> /dev/null
+	[ -w "$TR/events/sched/sched_switch/filter" ] || { say "no tracefs: not traced"; return 0; }
+	echo 0 > "$TR/tracing_on"
+	echo mono > "$TR/trace_clock"
+	echo 4096 > "$TR/buffer_size_kb"
+	: > "$TR/trace"
+	echo 'prev_comm == "probe" || next_comm == "probe"' > "$TR/events/sched/sched_switch/filter"
+	echo 'comm == "probe"' > "$TR/events/sched/sched_wakeup/filter"
+	echo 1 > "$TR/options/stacktrace"
+	echo 1 > "$TR/events/sched/sched_switch/enable"
+	echo 1 > "$TR/events/sched/sched_wakeup/enable"
+	echo 1 > "$TR/tracing_on"
+}
+trace_stop() {
+	[ "${TRACE:-0}" = 1 ] && [ -w "$TR/tracing_on" ] || return 0
+	echo 0 > "$TR/tracing_on"
+	mkdir -p "$OUTD/trace"
+	gzip -1 -c "$TR/trace" > "$OUTD/trace/$SCEN-$TOOL-rep$REP.txt.gz"
+	echo 0 > "$TR/events/sched/sched_switch/enable"
+	echo 0 > "$TR/events/sched/sched_wakeup/enable"
+	: > "$TR/trace"
 }
 squeeze() { SQ0=$(now); TCPU0=$(tool_cpu_us); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
 # the tool's own CPU time so far (its unit's cgroup cpu.stat usage_usec,
@@ -286,6 +316,7 @@ finish() {
 		sed -n 's/.*process_mrelease took \([0-9]*\) ms.*/\1/p' | awk '{ s += $1 } END { print s + 0 }') ;;
 	esac
 	rec_mark end
+	trace_stop
 	# in the order they died (the recorder's exit marks)
 	GONE=$(for l in $GONE; do echo "$(series_mark "$SERIES" "exit $l ") $l"; done | sort -n | cut -d' ' -f2 | tr '\n' ' ')
 	for l in $GONE; do
