@@ -4,14 +4,18 @@ bench/swap's CGOOM_BENCH_TRACE=1 (trace/SCEN-TOOL-repN.txt.gz: the guest's
 sched_switch into and out of the probe and sched_wakeup of it, each with
 a kernel stack).
 
-    bench/trace-gaps.py TRACE.txt[.gz] [--top N] [--min-ms MS]
+    bench/trace-gaps.py TRACE.txt[.gz] [--top N] [--min-ms MS] [--sleeps]
 
 For each of the probe's threads, every time it was off a CPU: blocked
 (switched out not runnable, until woken: the stack it blocked in and the
 stack of whoever woke it) or waiting for a CPU (switched out runnable, or
 woken and not yet on a CPU: what ran instead). Prints the N longest of
 MS or more, longest first, with the timestamp (CLOCK_MONOTONIC, s: the
-probe's rounds are in ms of the same clock)."""
+probe's rounds are in ms of the same clock), then the time off a CPU
+summed by where (blocked: the first frames of its stack; or waiting for a
+CPU: preempted, by the task switched to, or after a wake-up). The
+probe's own sleeps (nanosleep: its pace) are left out unless
+--sleeps."""
 import gzip
 import re
 import sys
@@ -49,17 +53,25 @@ def events(path):
 
 
 def short(stack, n=12):
-    skip = ('__schedule', 'schedule', '<stack trace>', 'ftrace', 'trace_')
+    skip = ('__schedule', 'schedule', '<stack trace>', 'ftrace', 'trace_', '__traceiter')
     out = [s for s in stack if not s.startswith(skip)]
     return out[:n]
 
 
+def add(where, key, ms):
+    v = where.setdefault(key, [0.0, 0])
+    v[0] += ms
+    v[1] += 1
+
+
 def main(argv):
-    top, min_ms, path = 10, 100.0, None
+    top, min_ms, path, sleeps = 10, 100.0, None, False
     i = 0
     while i < len(argv):
         if argv[i] == '--top':
             top = int(argv[i + 1]); i += 2
+        elif argv[i] == '--sleeps':
+            sleeps = True; i += 1
         elif argv[i] == '--min-ms':
             min_ms = float(argv[i + 1]); i += 2
         else:
@@ -70,6 +82,7 @@ def main(argv):
     off = {}     # pid -> (ts, state, stack) when switched out
     woken = {}   # pid -> (ts, waker task, waker stack)
     gaps = []
+    where = {}   # where -> [ms, count]
     for e in events(path):
         kv = e['kv']
         if e['ev'] == 'sched_switch':
@@ -83,6 +96,14 @@ def main(argv):
                     t0, state, stk, nxt = off.pop(p)
                     w = woken.pop(p, None)
                     total = (e['ts'] - t0) * 1000
+                    if not sleeps and any('do_nanosleep' in f for f in stk):
+                        continue
+                    if w:
+                        key = 'blocked in ' + ' < '.join(short(stk, 4))
+                        add(where, key, (w[0] - t0) * 1000)
+                        add(where, 'waiting for a CPU after a wake-up', (e['ts'] - w[0]) * 1000)
+                    else:
+                        add(where, 'waiting for a CPU, preempted by %s' % nxt, total)
                     if total >= min_ms:
                         gaps.append({'pid': p, 'at': t0, 'ms': total, 'state': state, 'stack': stk,
                                      'instead': nxt,
@@ -92,6 +113,9 @@ def main(argv):
                                      'ran_before': e['task']})
         elif e['ev'] == 'sched_wakeup' and kv.get('comm') == 'probe':
             woken[int(kv['pid'])] = (e['ts'], '%s-%d' % (e['task'], e['pid']), e['stack'])
+    print('time off a CPU by where (ms, times), the probe\'s sleeps %s:' % ('included' if sleeps else 'left out'))
+    for k, (ms, n) in sorted(where.items(), key=lambda kv: -kv[1][0])[:top]:
+        print('  %9.1f %6d  %s' % (ms, n, k))
     gaps.sort(key=lambda g: -g['ms'])
     print('%d times off a CPU for %.0f ms or more' % (len(gaps), min_ms))
     for g in gaps[:top]:
