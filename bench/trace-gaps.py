@@ -18,6 +18,7 @@ probe's own sleeps (nanosleep: its pace) are left out unless
 --sleeps."""
 import gzip
 import re
+import signal
 import sys
 
 EV = re.compile(r'^\s*(?P<task>.+?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+\S+\s+(?P<ts>\d+\.\d+):\s+(?P<ev>\w+):\s+(?P<rest>.*)$')
@@ -99,7 +100,7 @@ def main(argv):
                     if not sleeps and any('do_nanosleep' in f for f in stk):
                         continue
                     if w:
-                        key = 'blocked in ' + ' < '.join(short(stk, 4))
+                        key = 'blocked in ' + (' < '.join(short(stk, 4)) or '? (no stack recorded)')
                         add(where, key, (w[0] - t0) * 1000)
                         add(where, 'waiting for a CPU after a wake-up', (e['ts'] - w[0]) * 1000)
                     else:
@@ -133,4 +134,5 @@ def main(argv):
 
 
 if __name__ == '__main__':
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main(sys.argv[1:]))
