@@ -412,7 +412,12 @@ scen_b() {
 # to pass memory.max by 24 MiB (less than any victim frees). The spec's
 # victim is t-a1, the largest process of the largest entity; a kernel
 # memcg OOM kill takes big. Reference: memory.current >= max - 2%.
-scen_b2() {
+# race_up NAME [INFO...]: b2's cgroups and hogs, settled; sets max, thr
+# (the reference line) and gsize (the grower's MiB) and says them in a
+# BENCH-INFO line for scenario NAME (bench/scale-guest.sh's b2nN too)
+race_up() {
+	local name=$1
+	shift
 	DOMCG=/race
 	mkdir -p $CG/race
 	echo 500M > $CG/race/memory.max
@@ -430,14 +435,16 @@ scen_b2() {
 	wait_settle
 	max=$(cat $CG/race/memory.max)
 	thr=$((max - max / 50))
-	OOMD_LIM_THR="$((thr / 1024))K"
 	cur=$(cat $CG/race/memory.current)
 	gsize=$(( (max - cur) / 1048576 + 24 ))
-	out "BENCH-INFO tool=$TOOL scen=b2 memory.max=$max cross_at=$thr current=$cur grower_mib=$gsize spec_victim=t-a1 kernel_pick=big"
-	tool_start b2 || { hogs_clear; return 1; }
-	r=1
+	out "BENCH-INFO tool=$TOOL scen=$name memory.max=$max cross_at=$thr current=$cur grower_mib=$gsize spec_victim=t-a1 kernel_pick=big${*:+ $*}"
+}
+# race_reps NAME: REPS squeezes of /race's grower (run_rep), the tool
+# stopped and the cgroups removed after
+race_reps() {
+	local r=1
 	while [ $r -le $REPS ]; do
-		run_rep b2 $r /race/grow $gsize $B_RATE "$(hog_pid t-a1)" 0 $CG/race $thr || break
+		run_rep $1 $r /race/grow $gsize $B_RATE "$(hog_pid t-a1)" 0 $CG/race $thr || break
 		r=$((r + 1))
 	done
 	tool_stop
@@ -446,6 +453,12 @@ scen_b2() {
 	rmdir $CG/race/t/a $CG/race/t/b 2>/dev/null
 	for d in $CG/race/*/; do rmdir $d 2>/dev/null; done
 	rmdir $CG/race 2>/dev/null
+}
+scen_b2() {
+	race_up b2 || return 1
+	OOMD_LIM_THR="$((thr / 1024))K"
+	tool_start b2 || { hogs_clear; return 1; }
+	race_reps b2
 }
 
 scen_c() {

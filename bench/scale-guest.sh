@@ -100,40 +100,11 @@ idle_one() {
 # b2 (bench/guest.sh's cgroup race: the kernel's choice is not the
 # spec's) beside N quiet domains: scenario name b2nN
 scale_b2() { # N
-	DOMCG=/race
 	name=b2n$1
-	mkdir -p $CG/race
-	echo 500M > $CG/race/memory.max
-	echo +memory > $CG/race/cgroup.subtree_control
-	mkdir -p $CG/race/t $CG/race/big $CG/race/grow
-	echo +memory > $CG/race/t/cgroup.subtree_control
-	mkdir -p $CG/race/t/a $CG/race/t/b
-	: > $T/hogs
-	hog_start t-a1 /race/t/a 72
-	hog_start t-a2 /race/t/a 66
-	hog_start t-b1 /race/t/b 60
-	hog_start t-b2 /race/t/b 54
-	hog_start big /race/big 150
-	hogs_ready || return 1
-	wait_settle
-	max=$(cat $CG/race/memory.max)
-	thr=$((max - max / 50))
-	cur=$(cat $CG/race/memory.current)
-	gsize=$(((max - cur) / 1048576 + 24))
-	out "BENCH-INFO tool=$TOOL scen=$name memory.max=$max cross_at=$thr current=$cur grower_mib=$gsize spec_victim=t-a1 kernel_pick=big quiet_domains=$1"
+	race_up $name quiet_domains=$1 || return 1
 	tool_start $name || { hogs_clear; return 1; }
 	sleep 3 # discovery of the fleet, the first samples
-	r=1
-	while [ $r -le $REPS ]; do
-		run_rep $name $r /race/grow $gsize $B_RATE "$(hog_pid t-a1)" 0 $CG/race $thr || break
-		r=$((r + 1))
-	done
-	tool_stop
-	hogs_clear
-	sleep 0.5
-	rmdir $CG/race/t/a $CG/race/t/b 2> /dev/null
-	for d in $CG/race/*/; do rmdir $d 2> /dev/null; done
-	rmdir $CG/race 2> /dev/null
+	race_reps $name
 }
 
 # ten domains squeezed at once beside N quiet ones: each /hotK (memory.max
