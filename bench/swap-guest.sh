@@ -238,7 +238,8 @@ go() {
 }
 # CGOOM_BENCH_TRACE=1: the probe's scheduler events (sched_switch into and out of
 # it, with the kernel stack it blocked in; sched_wakeup of it, with the
-# waker's stack), clock CLOCK_MONOTONIC as the probe's rounds, from go()
+# waker's stack; timer interrupts that find it running, with the stack
+# they interrupted), clock CLOCK_MONOTONIC as the probe's rounds, from go()
 # to finish(), saved to /vm/out/trace/SCEN-TOOL-repN.txt.gz
 TR=/sys/kernel/tracing
 trace_start() {
@@ -251,6 +252,16 @@ trace_start() {
 	: > "$TR/trace"
 	echo 'prev_comm == "probe" || next_comm == "probe"' > "$TR/events/sched/sched_switch/filter"
 	echo 'comm == "probe"' > "$TR/events/sched/sched_wakeup/filter"
+	# and where its threads are while on a CPU: the timer interrupts
+	# that find one of them running (the scheduler tick: HZ samples a
+	# second of a busy thread), each with the stack it interrupted
+	local p t f=
+	p=$(pid_of probe)
+	for t in $(ls "/proc/$p/task" 2> /dev/null); do f="$f${f:+ || }common_pid == $t"; done
+	if [ -n "$f" ]; then
+		echo "$f" > "$TR/events/timer/hrtimer_expire_entry/filter"
+		echo 1 > "$TR/events/timer/hrtimer_expire_entry/enable"
+	fi
 	echo 1 > "$TR/options/stacktrace"
 	echo 1 > "$TR/events/sched/sched_switch/enable"
 	echo 1 > "$TR/events/sched/sched_wakeup/enable"
@@ -263,6 +274,7 @@ trace_stop() {
 	gzip -1 -c "$TR/trace" > "$OUTD/trace/$SCEN-$TOOL-rep$REP.txt.gz"
 	echo 0 > "$TR/events/sched/sched_switch/enable"
 	echo 0 > "$TR/events/sched/sched_wakeup/enable"
+	echo 0 > "$TR/events/timer/hrtimer_expire_entry/enable"
 	: > "$TR/trace"
 }
 squeeze() { SQ0=$(now); TCPU0=$(tool_cpu_us); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
