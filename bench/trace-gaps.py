@@ -88,6 +88,16 @@ def stalled_windows(path):
     return out
 
 
+def pieces(t0, w, t1, stk, nxt, frames, unknown):
+    """A time off a CPU from t0 to t1 as (from, to, where): blocked (in
+    the first `frames` frames of stk) until the wake-up w, then waiting
+    for a CPU; or, never woken, preempted by nxt all along."""
+    if not w:
+        return [(t0, t1, 'waiting for a CPU, preempted by %s' % nxt)]
+    return [(t0, w[0], 'blocked in ' + (' < '.join(short(stk, frames)) or unknown)),
+            (w[0], t1, 'waiting for a CPU after a wake-up')]
+
+
 def add(where, key, ms):
     v = where.setdefault(key, [0.0, 0])
     v[0] += ms
@@ -145,19 +155,11 @@ def main(argv):
                     t0, state, stk, nxt = off.pop(p)
                     w = woken.pop(p, None)
                     total = (e['ts'] - t0) * 1000
-                    if w:
-                        offs.append((p, t0, w[0], 'blocked in ' + (' < '.join(short(stk, 3)) or '?')))
-                        offs.append((p, w[0], e['ts'], 'waiting for a CPU after a wake-up'))
-                    else:
-                        offs.append((p, t0, e['ts'], 'waiting for a CPU, preempted by %s' % nxt))
+                    offs.extend((p, a, b, k) for a, b, k in pieces(t0, w, e['ts'], stk, nxt, 3, '?'))
                     if not sleeps and any('do_nanosleep' in f for f in stk):
                         continue
-                    if w:
-                        key = 'blocked in ' + (' < '.join(short(stk, 4)) or '? (no stack recorded)')
-                        add(where, key, (w[0] - t0) * 1000)
-                        add(where, 'waiting for a CPU after a wake-up', (e['ts'] - w[0]) * 1000)
-                    else:
-                        add(where, 'waiting for a CPU, preempted by %s' % nxt, total)
+                    for a, b, k in pieces(t0, w, e['ts'], stk, nxt, 4, '? (no stack recorded)'):
+                        add(where, k, (b - a) * 1000)
                     if total >= min_ms:
                         gaps.append({'pid': p, 'at': t0, 'ms': total, 'state': state, 'stack': stk,
                                      'instead': nxt,
