@@ -20,11 +20,31 @@
  *       sees. The first line is "ready PID"; it never protects itself
  *       (no mlock, no priority): it is a bystander. Its pages carry the
  *       content of tests/vm/workload.c's kind (about 2.5:1 in zram).
- *   probe report OUT FROM_MS TO_MS
+ *   probe canary OUT [--period-ms MS] [--gap-ms MS]
+ *       The guest's own clock of whether it runs at all: one thread per
+ *       CPU it may use, pinned there, SCHED_FIFO at the top priority,
+ *       its memory locked (it never waits for a page) and oom_score_adj
+ *       -1000 (where it may: a warning otherwise), waking every --period-ms (10). A wake-up late by --gap-ms
+ *       (20) or more means that CPU ran nothing else for that long, not
+ *       even the top real-time task: the virtual CPU was not run by the
+ *       host, or the kernel held it without a preemption point. Appends "g CPU DUE_MS
+ *       LATE_US" for each such gap; the first line is "ready PID NCPU".
+ *       A thread without real-time priority writes the file, so a write
+ *       that waits for memory never delays a wake-up. Needs
+ *       CAP_SYS_NICE and CAP_IPC_LOCK (root in the guest); exits 1
+ *       naming what it could not have.
+ *   probe report OUT FROM_MS TO_MS [CANARY]
  *       prints, for the rounds due in [FROM_MS, TO_MS):
  *       "rounds N stalls K cold_stalls K1 hot_stalls K2 worst_ms W
  *        first_stall_ms F"  (F: when the first stall was due, relative to
- *       FROM_MS; -1 if none). TO_MS 0: to the end of the file.
+ *       FROM_MS; -1 if none). TO_MS 0: to the end of the file. With
+ *       CANARY (a `probe canary` file) it goes on
+ *       " stopped_stalls S cpu_stopped_stalls C guest_stops G
+ *        guest_stop_ms T": S of the stalls spent half their time or
+ *       more with every CPU of the guest stopped (the canary late on all
+ *       of them: the guest not run), C with at least one CPU stopped
+ *       (the probe's among them or not: an upper bound); G stand-stills
+ *       of the whole guest overlapping the window, T ms of them in it.
  *   probe now
  *       print CLOCK_MONOTONIC in ms (the clock of DUE_MS)
  *   probe relief OUT FROM_MS
@@ -34,10 +54,13 @@
  *       going on past those 2 s; -1 if none.
  *
  * Built static by tests/vm/run, tests/vm/systemd/run and bench/. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +133,7 @@ static void *cold_thread(void *arg)
 	const struct conf *c = arg;
 	unsigned char *p = mmap(NULL, c->ws, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	volatile unsigned char sink = 0;
+	(void)sink; /* read for its page faults only */
 	uint64_t s = c->seed | 1;
 	char line[96];
 	if (p == MAP_FAILED) {
@@ -235,6 +259,142 @@ static int cmd_run(int argc, char **argv)
 	return 1;
 }
 
+/* --- the canary --------------------------------------------------------- */
+
+#define CANARY_RING 4096
+
+struct gap {
+	int cpu;
+	long long due_us, late_us;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct gap ring[CANARY_RING];
+	unsigned long head, tail, lost;
+	long long period_us, gap_us;
+} cn = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+struct canary_cpu {
+	pthread_t th;
+	int cpu;
+};
+
+static void *canary_thread(void *arg)
+{
+	const struct canary_cpu *me = arg;
+	long long due = now_us();
+	for (;;) {
+		due += cn.period_us;
+		sleep_until_us(due);
+		long long t = now_us(), late = t - due;
+		if (late >= cn.gap_us) {
+			/* no write here: a write may wait for memory */
+			pthread_mutex_lock(&cn.lock);
+			if (cn.head - cn.tail < CANARY_RING)
+				cn.ring[cn.head++ % CANARY_RING] = (struct gap){ me->cpu, due, late };
+			else
+				cn.lost++;
+			pthread_mutex_unlock(&cn.lock);
+		}
+		if (t > due)
+			due = t;
+	}
+	return NULL;
+}
+
+static int cmd_canary(int argc, char **argv)
+{
+	cpu_set_t set;
+	int ncpu = 0;
+	cn.period_us = 10000;
+	cn.gap_us = 20000;
+	for (int i = 3; i + 1 < argc; i += 2) {
+		long long v = arg_num(argv[i + 1]);
+		if (!strcmp(argv[i], "--period-ms"))
+			cn.period_us = v * 1000;
+		else if (!strcmp(argv[i], "--gap-ms"))
+			cn.gap_us = v * 1000;
+		else {
+			fprintf(stderr, "probe: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	if (!cn.period_us || cn.gap_us < cn.period_us) {
+		fprintf(stderr, "probe: the period must be over 0 and the gap at least the period\n");
+		return 2;
+	}
+	out_fd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (out_fd < 0) {
+		perror(argv[2]);
+		return 1;
+	}
+	/* never a victim (it holds well under a MiB); without the right
+	 * to ask for that it still measures, and says so */
+	int adj = open("/proc/self/oom_score_adj", O_WRONLY);
+	if (adj < 0 || write(adj, "-1000", 5) != 5)
+		fprintf(stderr, "probe canary: oom_score_adj -1000: %s (going on)\n", strerror(errno));
+	if (adj >= 0)
+		close(adj);
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		perror("sched_getaffinity");
+		return 1;
+	}
+	struct canary_cpu cpus[CPU_SETSIZE];
+	pthread_attr_t at;
+	struct sched_param sp = { .sched_priority = sched_get_priority_max(SCHED_FIFO) };
+	pthread_attr_init(&at);
+	pthread_attr_setstacksize(&at, 64UL << 10);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, SCHED_FIFO);
+	pthread_attr_setschedparam(&at, &sp);
+	/* locked before the threads start: their stacks are locked too */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
+		perror("probe canary: mlockall");
+		return 1;
+	}
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		cpus[ncpu].cpu = c;
+		int e = pthread_attr_setaffinity_np(&at, sizeof(one), &one);
+		if (!e)
+			e = pthread_create(&cpus[ncpu].th, &at, canary_thread, &cpus[ncpu]);
+		if (e) {
+			fprintf(stderr, "probe canary: a SCHED_FIFO thread on CPU %d: %s\n", c, strerror(e));
+			return 1;
+		}
+		ncpu++;
+	}
+	char line[96];
+	snprintf(line, sizeof(line), "ready %ld %d\n", (long)getpid(), ncpu);
+	emit(line);
+	/* this thread (no real-time priority) writes the gaps down */
+	for (;;) {
+		struct gap g[64];
+		unsigned long n = 0, lost;
+		sleep_until_us(now_us() + 200000);
+		pthread_mutex_lock(&cn.lock);
+		while (cn.tail != cn.head && n < 64)
+			g[n++] = cn.ring[cn.tail++ % CANARY_RING];
+		lost = cn.lost;
+		cn.lost = 0;
+		pthread_mutex_unlock(&cn.lock);
+		for (unsigned long i = 0; i < n; i++) {
+			snprintf(line, sizeof(line), "g %d %lld %lld\n", g[i].cpu, g[i].due_us / 1000, g[i].late_us);
+			emit(line);
+		}
+		if (lost) {
+			snprintf(line, sizeof(line), "lost %lu\n", lost);
+			emit(line);
+		}
+	}
+	return 1;
+}
+
 /* --- analysis ----------------------------------------------------------- */
 
 struct round {
@@ -276,14 +436,144 @@ static struct round *load(const char *path, size_t *ret_n)
 	return r;
 }
 
+/* intervals [a, b) in us, sorted and disjoint once merged */
+struct span {
+	long long a, b;
+};
+
+static int span_cmp(const void *x, const void *y)
+{
+	const struct span *p = x, *q = y;
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+static size_t spans_merge(struct span *s, size_t n)
+{
+	size_t m = 0;
+	qsort(s, n, sizeof(*s), span_cmp);
+	for (size_t i = 0; i < n; i++) {
+		if (m && s[i].a <= s[m - 1].b) {
+			if (s[i].b > s[m - 1].b)
+				s[m - 1].b = s[i].b;
+		} else
+			s[m++] = s[i];
+	}
+	return m;
+}
+
+/* the intersection of two merged lists, into out (room for na + nb) */
+static size_t spans_and(const struct span *x, size_t nx, const struct span *y, size_t ny, struct span *out)
+{
+	size_t i = 0, k = 0, n = 0;
+	while (i < nx && k < ny) {
+		long long a = x[i].a > y[k].a ? x[i].a : y[k].a;
+		long long b = x[i].b < y[k].b ? x[i].b : y[k].b;
+		if (a < b)
+			out[n++] = (struct span){ a, b };
+		if (x[i].b < y[k].b)
+			i++;
+		else
+			k++;
+	}
+	return n;
+}
+
+static long long spans_overlap(const struct span *s, size_t n, long long a, long long b)
+{
+	long long t = 0;
+	for (size_t i = 0; i < n && s[i].a < b; i++) {
+		long long x = s[i].a > a ? s[i].a : a, y = s[i].b < b ? s[i].b : b;
+		if (y > x)
+			t += y - x;
+	}
+	return t;
+}
+
+/* a canary file: its gaps merged per CPU into all (any CPU stopped) and
+ * every (every CPU stopped: the whole guest) */
+struct stops {
+	struct span *any, *every;
+	size_t nany, nevery;
+	long long lost;
+};
+
+static void load_canary(const char *path, struct stops *st)
+{
+	FILE *f = fopen(path, "r");
+	char line[160];
+	int ncpu = -1;
+	struct span *per[CPU_SETSIZE] = { 0 };
+	size_t nper[CPU_SETSIZE] = { 0 }, total = 0;
+	int cpus[CPU_SETSIZE], nseen = 0;
+	memset(st, 0, sizeof(*st));
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f)) {
+		long long due, late, lost;
+		long pid;
+		int cpu, nc;
+		if (sscanf(line, "ready %ld %d", &pid, &nc) == 2)
+			ncpu = nc;
+		else if (sscanf(line, "lost %lld", &lost) == 1)
+			st->lost += lost;
+		else if (sscanf(line, "g %d %lld %lld", &cpu, &due, &late) == 3 && cpu >= 0 && cpu < CPU_SETSIZE && late > 0) {
+			if (!nper[cpu])
+				cpus[nseen++] = cpu;
+			per[cpu] = realloc(per[cpu], (nper[cpu] + 1) * sizeof(struct span));
+			if (!per[cpu])
+				exit(1);
+			per[cpu][nper[cpu]++] = (struct span){ due * 1000, due * 1000 + late };
+			total++;
+		}
+	}
+	fclose(f);
+	if (ncpu < 1) {
+		fprintf(stderr, "probe: %s is not a canary file (no \"ready PID NCPU\" line)\n", path);
+		exit(1);
+	}
+	st->any = calloc(total + 1, sizeof(struct span));
+	if (!st->any)
+		exit(1);
+	for (int i = 0; i < nseen; i++) {
+		nper[cpus[i]] = spans_merge(per[cpus[i]], nper[cpus[i]]);
+		memcpy(st->any + st->nany, per[cpus[i]], nper[cpus[i]] * sizeof(struct span));
+		st->nany += nper[cpus[i]];
+	}
+	st->nany = spans_merge(st->any, st->nany);
+	/* the whole guest stopped: a gap on every CPU it has at once (none
+	 * while some CPU never had one) */
+	st->every = calloc(total + 1, sizeof(struct span));
+	if (!st->every)
+		exit(1);
+	if (nseen == ncpu) {
+		memcpy(st->every, per[cpus[0]], nper[cpus[0]] * sizeof(struct span));
+		st->nevery = nper[cpus[0]];
+		for (int i = 1; i < nseen; i++) {
+			struct span *tmp = calloc(st->nevery + nper[cpus[i]] + 1, sizeof(struct span));
+			if (!tmp)
+				exit(1);
+			st->nevery = spans_and(st->every, st->nevery, per[cpus[i]], nper[cpus[i]], tmp);
+			memcpy(st->every, tmp, st->nevery * sizeof(struct span));
+			free(tmp);
+		}
+	}
+	for (int i = 0; i < nseen; i++)
+		free(per[cpus[i]]);
+}
+
 static int cmd_report(int argc, char **argv)
 {
-	if (argc != 5)
+	if (argc != 5 && argc != 6)
 		return 2;
 	long long from = arg_num(argv[3]), to = arg_num(argv[4]);
-	long long rounds = 0, cold = 0, hot = 0, worst = 0, first = -1;
+	long long rounds = 0, cold = 0, hot = 0, worst = 0, first = -1, stopped = 0, cpu_stopped = 0;
 	size_t n;
 	struct round *r = load(argv[2], &n);
+	struct stops st = { 0 };
+	if (argc == 6)
+		load_canary(argv[5], &st);
 	for (size_t i = 0; i < n; i++) {
 		if (r[i].due_ms < from || (to && r[i].due_ms >= to))
 			continue;
@@ -298,16 +588,36 @@ static int cmd_report(int argc, char **argv)
 		if (r[i].lat_us > worst)
 			worst = r[i].lat_us;
 		if (r[i].lat_us >= STALL_US) {
+			long long a = r[i].due_ms * 1000, b = a + r[i].lat_us;
 			if (r[i].kind == 'c')
 				cold++;
 			else
 				hot++;
 			if (first < 0 || r[i].due_ms - from < first)
 				first = r[i].due_ms - from;
+			/* half its time or more with the guest (or a CPU) stopped */
+			if (2 * spans_overlap(st.every, st.nevery, a, b) >= r[i].lat_us)
+				stopped++;
+			if (2 * spans_overlap(st.any, st.nany, a, b) >= r[i].lat_us)
+				cpu_stopped++;
 		}
 	}
-	printf("rounds %lld stalls %lld cold_stalls %lld hot_stalls %lld worst_ms %lld first_stall_ms %lld\n",
+	printf("rounds %lld stalls %lld cold_stalls %lld hot_stalls %lld worst_ms %lld first_stall_ms %lld",
 	       rounds, cold + hot, cold, hot, worst / 1000, first);
+	if (argc == 6) {
+		long long g = 0, t = 0, a = from * 1000, b = to ? to * 1000 : 0;
+		for (size_t i = 0; i < st.nevery; i++) {
+			if (st.every[i].b <= a || (b && st.every[i].a >= b))
+				continue;
+			g++;
+			t += spans_overlap(&st.every[i], 1, a, b ? b : st.every[i].b);
+		}
+		printf(" stopped_stalls %lld cpu_stopped_stalls %lld guest_stops %lld guest_stop_ms %lld canary_lost %lld",
+		       stopped, cpu_stopped, g, t / 1000, st.lost);
+	}
+	printf("\n");
+	free(st.any);
+	free(st.every);
 	free(r);
 	return 0;
 }
@@ -355,11 +665,14 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "run"))
 		return cmd_run(argc, argv);
+	if (argc >= 3 && !strcmp(argv[1], "canary"))
+		return cmd_canary(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "report"))
 		return cmd_report(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "relief"))
 		return cmd_relief(argc, argv);
 	fprintf(stderr, "usage: probe run OUT [--ws MIB] [--min-ms MS] [--max-ms MS] [--hot KIB] [--hot-ms MS] [--seed N]\n"
-			"       probe report OUT FROM_MS TO_MS | probe relief OUT FROM_MS | probe now\n");
+			"       probe canary OUT [--period-ms MS] [--gap-ms MS]\n"
+			"       probe report OUT FROM_MS TO_MS [CANARY] | probe relief OUT FROM_MS | probe now\n");
 	return 2;
 }
