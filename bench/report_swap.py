@@ -8,6 +8,10 @@ run when there was none), when the first stall came, time to relief, the
 leak's life and that over the kernel alone's, what died, who killed, the
 spec's victim, kernel OOM kills and processes killed. Then:
   ratio stalls/SCEN/PEER X      cgoom's stalls over the peer's (medians)
+  ratio stalls_running/SCEN/PEER X  the same without the stalls spent half
+                                or more with the whole guest stopped (the
+                                canary's record, tests/vm/probe.c; runs
+                                before it had none: not printed)
   ratio leak_life/SCEN/kernel X cgoom's leak life over the kernel alone's
   kills h TOOL N                processes killed in the healthy suite
   (lockup: ...)                 a run in which the guest's kernel locked up
@@ -124,10 +128,13 @@ def report(lines, infos, out=sys.stdout):
     p("kk: kernel OOM kills; killed: processes killed (in h every one is a false kill);")
     p("cpu: the tool's own CPU time from the squeeze's start to its end (ms; its unit's")
     p("cpu.stat, median; -: no unit, or not recorded); ratio cpu_own: cgoom's less its process_mrelease")
-    p("of its victims (their memory freed by cgoom, not by their exit), over the peer's")
-    hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s %6s"
+    p("of its victims (their memory freed by cgoom, not by their exit), over the peer's;")
+    p("stop: of the stalls, those spent half or more with the whole guest stopped / with a CPU")
+    p("of it stopped (the canary's late wake-ups: the host did not run it), medians; and the")
+    p("whole guest's stand-stills in the window (s, median)")
+    hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s %6s %11s"
            % ("scen", "tool", "n", "stalls", "worst", "1st", "relief", "life", "/kern",
-              "died (count)", "killer", "spec", "kk", "killed", "cpu"))
+              "died (count)", "killer", "spec", "kk", "killed", "cpu", "stop"))
     p(hdr)
     p("-" * len(hdr))
     summ = {}
@@ -160,7 +167,16 @@ def report(lines, infos, out=sys.stdout):
             own = cpu
             if cpu is not None and rels and all(x is not None and x >= 0 for x in rels):
                 own = cpu - med(rels)
-            summ[(t, s)] = {"stalls": stalls, "life": life, "exact": lexact, "killed": killed, "own": own}
+            # the canary's columns (runs before it: none)
+            st = [num(r.get("stopped_stalls")) for r in rs]
+            running = None
+            stop = "-"
+            if all(x is not None for x in st):
+                running = med([num(r.get("stalls")) - num(r.get("stopped_stalls")) for r in rs])
+                stop = "%s/%s %s" % (fmt(med(st)), fmt(med([num(r.get("cpu_stopped_stalls")) for r in rs])),
+                                     fmt(med([num(r.get("guest_stop_ms")) for r in rs]), 1000))
+            summ[(t, s)] = {"stalls": stalls, "life": life, "exact": lexact, "killed": killed, "own": own,
+                            "running": running}
             rel = "none" if relief is None else fmt(relief, 1000)
             lk = "-"
             if life is not None and klife and t != "kernel":
@@ -168,11 +184,11 @@ def report(lines, infos, out=sys.stdout):
                 lk = {(True, True): "", (True, False): "<=", (False, True): ">=", (False, False): "?"}[
                     (lexact, kexact)] + fmt(life / klife)
             lf = ("" if lexact else ">") + fmt(life, 1000) if life is not None else "-"
-            p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d %6s"
+            p("%-15s %-17s %2d %6s %7s %6s %7s %6s %6s %-22s %-22s %2d/%-2d %3d %6d %6s %11s"
               % (s, t, len(rs), fmt(stalls), fmt(worst), fmt(first, 1000), rel, lf, lk,
                  " ".join("%s(%d)" % kv_ for kv_ in died.most_common())[:22],
                  " ".join("%s(%d)" % kv_ for kv_ in killer.most_common())[:22],
-                 spec, len(rs), kk, killed, fmt(cpu)))
+                 spec, len(rs), kk, killed, fmt(cpu), stop))
     # zram's compression at its fullest, from the series
     if run and os.path.isdir(os.path.join(run, "series")):
         zs = []
@@ -204,6 +220,10 @@ def report(lines, infos, out=sys.stdout):
             else:
                 r = "%.2f" % (a / b)
             p("ratio stalls/%s/%s %s" % (s, t, r))
+            a, b = c["running"], summ[(t, s)]["running"]
+            if a is not None and b is not None:
+                p("ratio stalls_running/%s/%s %s" % (s, t, "%.2f" % (a / b) if b else
+                                                      "n/a (%s has 0 such stalls, cgoom %g)" % (t, a)))
             a, b = c.get("own"), summ[(t, s)].get("own")
             if a is not None and b:
                 p("ratio cpu_own/%s/%s %.2f" % (s, t, a / b))

@@ -219,6 +219,7 @@ prep() {
 	esac
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
+	canary_start
 	ujob probe -- /vm/bin/probe run "$RUN/probe.rounds" && job_watch probe || return 1
 	job_ready probe 60 "$RUN/probe.rounds"
 }
@@ -276,6 +277,41 @@ trace_stop() {
 	echo 0 > "$TR/events/sched/sched_wakeup/enable"
 	echo 0 > "$TR/events/timer/hrtimer_expire_entry/enable"
 	: > "$TR/trace"
+}
+# the canary (`probe canary`, tests/vm/probe.c): a SCHED_FIFO thread per
+# CPU, locked in memory, whose late wake-ups mark when a CPU, or the whole
+# guest, ran nothing else (the host did not run the virtual CPU: our
+# host is itself a VM, and QEMU's TCG stops every CPU for some of its own
+# work; or the kernel held it without a preemption point); the report
+# counts the stalls that were mostly such a stand-still
+CANARY_PID=
+canary_start() {
+	canary_stop
+	/vm/bin/probe canary "$RUN/canary.txt" 2> "$RUN/canary.err" &
+	CANARY_PID=$!
+	local n=0
+	until grep -q '^ready' "$RUN/canary.txt" 2> /dev/null; do
+		kill -0 "$CANARY_PID" 2> /dev/null && [ $n -lt 50 ] || {
+			say "the canary did not start: $(tail -n 1 "$RUN/canary.err")"; CANARY_PID=; return 0; }
+		sleep 0.1
+		n=$((n + 1))
+	done
+}
+canary_stop() {
+	[ -n "$CANARY_PID" ] || return 0
+	kill "$CANARY_PID" 2> /dev/null
+	wait "$CANARY_PID" 2> /dev/null
+	CANARY_PID=
+}
+# rounds_report FROM TO: the probe's report, with the canary's columns
+# when it ran
+rounds_report() {
+	if [ -n "$CANARY_PID" ]; then
+		sleep 0.3 # its last gaps written (every 200 ms)
+		probe report "$RUN/probe.rounds" "$1" "$2" "$RUN/canary.txt"
+	else
+		probe report "$RUN/probe.rounds" "$1" "$2"
+	fi
 }
 squeeze() { SQ0=$(now); TCPU0=$(tool_cpu_us); rec_mark --at-mono "$SQ0" squeeze start "$*"; }
 # the tool's own CPU time so far (its unit's cgroup cpu.stat usage_usec,
@@ -365,10 +401,10 @@ finish() {
 		active_relief=$(( relief - (t0ns / 1000000 + ta) ))
 	fi
 	if [ "$relief" -gt 0 ] 2>/dev/null; then
-		rep=$(probe report "$RUN/probe.rounds" "$SQ0" "$relief")
+		rep=$(rounds_report "$SQ0" "$relief")
 		relief=$((relief - SQ0))
 	else
-		rep=$(probe report "$RUN/probe.rounds" "$SQ0" "$t1")
+		rep=$(rounds_report "$SQ0" "$t1")
 		relief=none
 	fi
 	# the leak's life: the squeeze's start to its exit (the recorder's marks)
@@ -384,14 +420,18 @@ finish() {
 	[ -f "$RUN/churn.out" ] && churnk=$(sed -n 's/.*killed \([0-9]*\) sigkill.*/\1/p' "$RUN/churn.out" | tail -n 1)
 	local nd=0
 	[ -n "$died" ] && nd=$(echo "$died" | tr ',' '\n' | wc -l)
+	local stops=
 	set -- $rep
-	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} relief_ms=$relief active_relief_ms=$active_relief guest_lockups=$lockups died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
+	[ "${13:-}" = stopped_stalls ] && stops="stopped_stalls=${14} cpu_stopped_stalls=${16} guest_stops=${18} guest_stop_ms=${20} canary_lost=${22} "
+	out "BENCH-SWAP tool=$TOOL scen=$SCEN rep=$REP rounds=$2 stalls=$4 cold_stalls=$6 hot_stalls=$8 worst_ms=${10} first_stall_ms=${12} ${stops}relief_ms=$relief active_relief_ms=$active_relief guest_lockups=$lockups died=${died:-none} killer=${whos:-none} first=${first_dead:-none} spec=$specok spec_victim=$spec kernel_kills=$k killed=$((nd + ${churnk:-0})) leak_life_ms=$life span_ms=$((t1 - SQ0)) tool_cpu_ms=$tcpu release_cpu_ms=$trel zram=$(zram_ratio | cut -d' ' -f1,3 | tr ' ' /) $extra"
 	rec_stop
 	tool_stop
 	jobs_stop
+	canary_stop
 	mkdir -p "$OUTD/series" "$OUTD/probe"
 	gzip -1 -c "$SERIES" > "$OUTD/series/$SCEN-$TOOL-rep$REP.txt.gz"
 	cp "$RUN/probe.rounds" "$OUTD/probe/$SCEN-$TOOL-rep$REP.txt"
+	[ -f "$RUN/canary.txt" ] && cp "$RUN/canary.txt" "$OUTD/probe/$SCEN-$TOOL-rep$REP.canary.txt"
 	for l in $(cat "$RUN/jobs"); do tail -n 5 "$RUN/$l.out" | sed "s/^/    $l: /"; done
 	swapoff -a 2> /dev/null
 }
