@@ -130,7 +130,8 @@ def report(lines, infos, out=sys.stdout):
     p("cpu.stat, median; -: no unit, or not recorded); ratio cpu_own: cgoom's less its process_mrelease")
     p("of its victims (their memory freed by cgoom, not by their exit), over the peer's;")
     p("stop: of the stalls, those spent half or more with the whole guest stopped / with a CPU")
-    p("of it stopped (the canary's late wake-ups: the host did not run it), medians; and the")
+    p("of it stopped (the canary's late wake-ups: the host did not run it, or the guest's kernel")
+    p("held it), medians; and the")
     p("whole guest's stand-stills in the window (s, median)")
     hdr = ("%-15s %-17s %2s %6s %7s %6s %7s %6s %6s %-22s %-22s %5s %3s %6s %6s %11s"
            % ("scen", "tool", "n", "stalls", "worst", "1st", "relief", "life", "/kern",
