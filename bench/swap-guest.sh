@@ -586,7 +586,7 @@ run_scen() {
 disk_mount || { out "BENCH-CANNOT tool=$TOOL scen=all no data disk"; exit 0; }
 systemctl start user@1000.service || { out "BENCH-CANNOT tool=$TOOL scen=all user@1000.service does not start"; exit 0; }
 tool_setup
-out "BENCH-INFO tool=$TOOL suite=swap memtotal_mib=$MT swap_mib=$SWAP_MB reps=$REPS guest=systemd-$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p') kernel=$(uname -r)"
+out "BENCH-INFO tool=$TOOL suite=swap memtotal_mib=$MT swap_mib=$SWAP_MB reps=$REPS guest=systemd-$(systemctl --version | sed -n '1s/^systemd \([0-9]*\).*/\1/p') kernel=$(uname -r) preempt=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' /sys/kernel/debug/sched/preempt 2> /dev/null | grep . || echo unknown)"
 for SCEN in $SCENS; do
 	for REP in $(seq 1 "$REPS"); do
 		t0=$(now)
