@@ -20,17 +20,7 @@ for t in oomd systemd-oomd systemd-oomd-user cgoom cgoom2; do
 done
 echo "TAP version 13"
 echo "1..4"
-i=0 fail=0
-check() { # NAME EXPECTED ACTUAL
-	i=$((i + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $i - $1"
-	else
-		echo "not ok $i - $1"
-		printf '#   expected: %s\n#   got:      %s\n' "$2" "$3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/tap-check.sh"
 names() { own_files "$tmp" "$@" | sed "s|^$tmp/[a-z]*/||" | tr '\n' ' '; }
 check "oomd's canary files, not systemd-oomd's" \
 	"s-leak10-zram-oomd-rep1.canary.txt s-leak10-zram-oomd-rep2.canary.txt s-leak40-disk-oomd-rep1.canary.txt s-leak40-disk-oomd-rep2.canary.txt " \

@@ -17,19 +17,7 @@ trap 'kill $cpid 2>/dev/null; rm -rf "$tmp"' EXIT
 cpid=
 echo "TAP version 13"
 echo "1..7"
-i=0
-fail=0
-check() { # NAME EXPECTED ACTUAL
-	i=$((i + 1))
-	if [ "$2" = "$3" ]; then
-		echo "ok $i - $1"
-	else
-		echo "not ok $i - $1"
-		echo "#   expected: $2"
-		echo "#   got:      $3"
-		fail=1
-	fi
-}
+. "$(dirname "$0")/tap-check.sh"
 # three stalls: 1000-1150 (cold), 2000-2120 (hot), 5000-5300 (cold)
 cat > "$tmp/rounds" <<'R'
 ready 1
