@@ -232,6 +232,13 @@ SERIES_TEST(test_bench_s_thrash, "bench-s-thrash.txt", THRASH)
 /* cgoom's run of it at 876ff9c (a faster guest: the sets stopped
  * fitting 11.7 s into the squeeze, not 47.7 s), past its kill */
 SERIES_TEST(test_bench_s_thrash_cgoom, "bench-s-thrash-cgoom.txt", THRASH)
+/* the guest's kernel preempting fully (bench/swap with
+ * CGOOM_VM_APPEND=preempt=full: few of the emulator's stand-stills):
+ * cgoom's s-thrash past its kill, earlyoom's h-idle-grow (a 6 s
+ * swap_stall_max fires on it) and the kernel alone's s-leak40-zram */
+SERIES_TEST(test_bench_pf_s_thrash_cgoom, "bench-s-thrash-pf-cgoom.txt", THRASH)
+SERIES_TEST(test_bench_pf_h_idle_grow_earlyoom, "bench-h-idle-grow-pf-earlyoom.txt", HEALTHY)
+SERIES_TEST(test_bench_pf_s_leak40_zram_kernel, "bench-s-leak40-zram-pf-kernel.txt", LEAK)
 
 static int by_name(const void *a, const void *b)
 {
@@ -383,6 +390,9 @@ int main(int argc, char **argv)
 		TAP(test_bench_s_leak10_disk),
 		TAP(test_bench_s_thrash),
 		TAP(test_bench_s_thrash_cgoom),
+		TAP(test_bench_pf_s_thrash_cgoom),
+		TAP(test_bench_pf_h_idle_grow_earlyoom),
+		TAP(test_bench_pf_s_leak40_zram_kernel),
 		{ 0 },
 	});
 }
