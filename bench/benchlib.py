@@ -27,3 +27,32 @@ def ratio(name, a, b):
         print("ratio %s n/a" % name)
     else:
         print("ratio %s %.2f" % (name, a / b))
+
+
+def series(path):
+    """A tests/vm/recorder.c series (gzipped or not), in file order: yields
+    ("mark", T_MS, TEXT) for each '# T_MS TEXT' line and ("sample", T_MS,
+    {PATH: [LINES]}) for each '@ T_MS' block of '== PATH' files."""
+    import gzip
+
+    op = gzip.open if path.endswith(".gz") else open
+    cur = files = f = None
+    with op(path, "rt", errors="replace") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if line.startswith("@ "):
+                if cur is not None:
+                    yield "sample", cur, files
+                cur, files, f = int(line.split()[1]), {}, None
+            elif line.startswith("# "):
+                p = line.split(" ", 2)
+                if len(p) == 3 and p[1].isdigit():
+                    yield "mark", int(p[1]), p[2]
+            elif line.startswith("== "):
+                f = line[3:].strip()
+                if files is not None:
+                    files[f] = []
+            elif files is not None and f is not None:
+                files[f].append(line)
+    if cur is not None:
+        yield "sample", cur, files
