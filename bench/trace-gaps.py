@@ -16,7 +16,8 @@ probe's rounds are in ms of the same clock), then the time off a CPU
 summed by where (blocked: the first frames of its stack; or waiting for a
 CPU: preempted, by the task switched to, or after a wake-up). The
 probe's own sleeps (nanosleep: its pace) are left out unless
---sleeps, and so are the harness's `probe now` processes (same name).
+--sleeps, and so are the harness's `probe now` processes and `probe
+canary`'s real-time threads (same name).
 
 On a CPU: the timer interrupts that found a probe thread running, by the
 code they interrupted (the first frames after the interrupt's entry;
@@ -126,14 +127,18 @@ def main(argv):
     gaps = []
     where = {}   # where -> [ms, count]
     ticks = {}   # interrupted code -> [samples, 1]
-    gone = set()  # tids that exited: the harness's `probe now`
+    # tids left out: those that exited (the harness's `probe now`s) and
+    # the real-time ones (prio under 100: `probe canary`'s threads, also
+    # named probe, switched every 10 ms, more often than the probe's)
+    gone = set()
     offs = []    # (tid, from, to, where): every time off a CPU
     tks = []     # (tid, ts): the ticks that found it running
     evs = list(events(path))
     for e in evs:
-        if e['ev'] == 'sched_switch' and e['kv'].get('prev_comm') == 'probe' and \
-                e['kv'].get('prev_state', '').startswith(('Z', 'X')):
-            gone.add(int(e['kv']['prev_pid']))
+        kv = e['kv']
+        if e['ev'] == 'sched_switch' and kv.get('prev_comm') == 'probe' and \
+                (kv.get('prev_state', '').startswith(('Z', 'X')) or int(kv.get('prev_prio', 120)) < 100):
+            gone.add(int(kv['prev_pid']))
     for e in evs:
         kv = e['kv']
         if e['ev'] == 'hrtimer_expire_entry':

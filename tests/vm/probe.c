@@ -29,6 +29,7 @@
  *       even the top real-time task: the virtual CPU was not run by the
  *       host, or the kernel held it without a preemption point. Appends "g CPU DUE_MS
  *       LATE_US" for each such gap; the first line is "ready PID NCPU".
+ *       It names itself "canary" (comm), apart from the probe.
  *       A thread without real-time priority writes the file, so a write
  *       that waits for memory never delays a wake-up. Needs
  *       CAP_SYS_NICE and CAP_IPC_LOCK (root in the guest); exits 1
@@ -67,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,6 +326,10 @@ static int cmd_canary(int argc, char **argv)
 		fprintf(stderr, "probe: the period must be over 0 and the gap at least the period\n");
 		return 2;
 	}
+	/* named apart from the probe it watches, in ps and in a trace (its
+	 * threads take the name when they are made) */
+	if (prctl(PR_SET_NAME, "canary", 0, 0, 0))
+		perror("probe canary: naming itself (going on)");
 	out_fd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (out_fd < 0) {
 		perror(argv[2]);
