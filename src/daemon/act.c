@@ -549,8 +549,10 @@ static void escalate(struct daemon *dm, struct domain *d)
 	struct kill_targets *tg = &k->tg;
 	int n = 0;
 	const char *method = "pidfd";
+	/* the scope's membership checked again: a process that joined it
+	 * during the grace is no target (SPEC 5) */
 	if (tg->use_cgroup_kill && tg->scope_path &&
-	    cgoom_cgroup_kill_write(dm->roots.cgroup_fd, tg->scope_path) == 0) {
+	    cgoom_cgroup_kill_scope(dm->roots.cgroup_fd, tg->scope_path, &tg->res) == 0) {
 		method = "cgroup.kill";
 		n = (int)k->n_alive;
 	} else {

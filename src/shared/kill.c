@@ -216,7 +216,7 @@ int cgoom_cgroup_kill_write(int cgroup_fd, const char *path)
 
 /* cgroup.kill on the scope, after checking its membership is still
  * exactly (a subset of) what was verified. */
-static int scope_kill(int cgroup_fd, const char *path, const struct cgoom_kill_result *res)
+int cgoom_cgroup_kill_scope(int cgroup_fd, const char *path, const struct cgoom_kill_result *res)
 {
 	int dfd = cgfs_open_beneath(cgroup_fd, path, DIR_FLAGS);
 	if (dfd < 0)
@@ -332,7 +332,7 @@ void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_ki
 	/* cgroup.kill only kills everything in the scope at once when every
 	 * member checked out; it is SIGKILL only. */
 	if (use_cgroup_kill && res->n_skipped == 0 && sig == SIGKILL && scope_path &&
-	    scope_kill(cgroup_fd, scope_path, res) == 0) {
+	    cgoom_cgroup_kill_scope(cgroup_fd, scope_path, res) == 0) {
 		res->used_cgroup_kill = true;
 		for (size_t i = 0; i < res->n_targets; i++)
 			res->targets[i].signalled = true;

@@ -119,3 +119,10 @@ int cgoom_kill_pid_verified(int proc_fd, int pid, uint64_t starttime, int self_p
  * cgroup root fd, opening each component with O_NOFOLLOW (-ELOOP or
  * -ENOTDIR on a symlink, -EINVAL on "." or ".." components). */
 int cgoom_cgroup_kill_write(int cgroup_fd, const char *path);
+
+/* cgroup.kill of the scope at `path`, only while every process in it and
+ * in every cgroup below it is one of res's targets (SPEC 5: one
+ * cgroup.kill write when no member is ineligible); -EAGAIN when one is
+ * not (a process that joined since the targets were verified), and the
+ * caller signals the targets by their pidfds instead. */
+int cgoom_cgroup_kill_scope(int cgroup_fd, const char *path, const struct cgoom_kill_result *res);
