@@ -104,7 +104,7 @@ static void show(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decis
 
 static int explain_once(const struct cli_opts *o, struct swap_seen *prev)
 {
-	struct cli_ctx c;
+	struct cli_ctx c = { 0 }; /* freed on every path, the early ones too */
 	struct cgoom_decision d;
 	cgoom_decision_init(&d);
 	int rc = decide(o, &c, &d);
@@ -172,7 +172,7 @@ static int wait_dead(struct cgoom_kill_result *res, uint64_t wait_ms)
 
 int cmd_kill(const struct cli_opts *o)
 {
-	struct cli_ctx c;
+	struct cli_ctx c = { 0 }; /* freed on every path, the early ones too */
 	struct cgoom_decision d;
 	struct cgoom_kill_result res = { 0 };
 	cgoom_decision_init(&d);

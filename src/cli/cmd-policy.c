@@ -54,7 +54,7 @@ int cmd_policy(const struct cli_opts *o)
 		log_error("'%s' is not a policy: use none, cgroup or tree", o->args[1]);
 		return EXIT_USAGE;
 	}
-	struct cli_ctx c;
+	struct cli_ctx c = { 0 }; /* freed on every path, the early ones too */
 	int rc = cli_load(o, &c);
 	if (rc != EXIT_OK)
 		goto out;
