@@ -688,6 +688,10 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 /* d's memory.stat now, into s: the unreclaimable sum (with the swap
  * room), the reclaim counters, the swap used and room. */
 int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s);
+/* domain_memstat with the files it reads opened for this read where they
+ * are closed (a domain quiet until now: its active set closed; or no fd
+ * room kept for them), and closed again after. */
+int domain_memstat_once(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s);
 int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret);
 int domain_psi_read(struct daemon *dm, struct domain *d, uint64_t now_us,
 		    struct cgoom_psi_sample *ret);

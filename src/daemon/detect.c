@@ -294,8 +294,12 @@ static int read_cgroup(struct daemon *dm, struct domain *d, struct trigger_sampl
 	int r = sample_files(dm, d, &s->cg, ret_file);
 	if (r < 0)
 		return r;
-	if (d->stat_fd >= 0 && cgoom_cgroup_in_band(&s->cg, &d->params))
-		(void)domain_memstat(dm, d, &s->cg); /* unreadable: the limit backstop only */
+	/* within the margin memory.stat tells page cache at the limit from
+	 * what cannot be reclaimed (SPEC 6: the cache alone never fires),
+	 * also on the first sample of a domain quiet until now, whose
+	 * memory.stat is opened for it; unreadable: the limit backstop only */
+	if (cgoom_cgroup_in_band(&s->cg, &d->params))
+		(void)domain_memstat_once(dm, d, &s->cg);
 	return 0;
 }
 

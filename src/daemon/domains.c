@@ -419,6 +419,21 @@ static void active_open(struct daemon *dm, struct domain *d)
 	recount(dm, d);
 }
 
+int domain_memstat_once(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
+{
+	int *fds[] = { &d->stat_fd, &d->swap_max_fd, &d->swap_current_fd };
+	const char *names[] = { "memory.stat", "memory.swap.max", "memory.swap.current" };
+	bool opened[3] = { false };
+	for (int i = 0; i < 3; i++)
+		if (*fds[i] < 0 && d->dirfd >= 0)
+			opened[i] = (*fds[i] = openat(d->dirfd, names[i], RDONLY)) >= 0;
+	int r = domain_memstat(dm, d, s);
+	for (int i = 0; i < 3; i++)
+		if (opened[i])
+			close_fd(fds[i]);
+	return r;
+}
+
 /* d's open files stay open: memory.events watched; the active set
  * (PSI triggers armed) only when `active`. */
 static void files_keep(struct daemon *dm, struct domain *d, bool active)

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A cgroup domain's sample within its margin reads memory.stat, also
+ * when its memory.stat is closed (a domain quiet until now: its active
+ * set closed): SPEC 6, "Page cache at the limit alone never fires". A
+ * fake cgroup directory: 1000 MiB limit, 995 MiB in use, memory.events
+ * `max` risen since the last sample; the use is page cache (nothing
+ * fires) or anon without swap (`unreclaimable` fires).
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fake-daemon.h"
+#include "tap.h"
+#include "triggers.h"
+
+#define MiB (1024ull * 1024)
+
+static void put(int dfd, const char *name, const char *s)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fd >= 0);
+	CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+	close(fd);
+}
+
+static const char *const files[] = { "memory.current", "memory.max", "memory.high",
+				     "memory.events", "memory.stat" };
+
+/* the trigger the first sample of that domain names; `cache`: its use is
+ * page cache (else anon); `stat_open`: memory.stat kept open (else closed,
+ * reached through the domain's directory) */
+static void sample(bool cache, bool stat_open, enum cgoom_trigger *ret)
+{
+	char dir[] = "/tmp/cgoom-detect-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int root = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(root >= 0);
+	char stat[512];
+	uint64_t anon = cache ? 5 * MiB : 990 * MiB, file = cache ? 990 * MiB : 5 * MiB;
+	snprintf(stat, sizeof(stat),
+		 "anon %llu\nfile %llu\nkernel_stack 0\npagetables 0\nsock 0\nshmem 0\n"
+		 "active_anon %llu\ninactive_anon 0\nactive_file %llu\ninactive_file 0\n"
+		 "unevictable 0\nslab_unreclaimable 0\n",
+		 (unsigned long long)anon, (unsigned long long)file, (unsigned long long)anon,
+		 (unsigned long long)file);
+	put(root, "memory.current", "1043333120\n"); /* 995 MiB */
+	put(root, "memory.max", "1048576000\n");     /* 1000 MiB */
+	put(root, "memory.high", "max\n");
+	put(root, "memory.events", "low 0\nhigh 0\nmax 7\noom 0\noom_kill 0\noom_group_kill 0\n");
+	put(root, "memory.stat", stat);
+
+	struct daemon *dm = fake_daemon(1);
+	cgoom_config_init(&dm->cfg);
+	dm->epfd = -1;
+	struct domain *d = dm->domains[1];
+	d->dirfd = root;
+	d->current_fd = openat(root, "memory.current", O_RDONLY);
+	d->max_fd = openat(root, "memory.max", O_RDONLY);
+	d->high_fd = openat(root, "memory.high", O_RDONLY);
+	d->events_fd = openat(root, "memory.events", O_RDONLY);
+	if (stat_open)
+		d->stat_fd = openat(root, "memory.stat", O_RDONLY);
+	d->params.margin = 1000 * MiB / 50;
+	d->trig.last.max = 3; /* memory.events max rose since the last sample */
+	struct trigger_event ev;
+	detect_cgroup(dm, d, 1000000, false, &ev);
+	*ret = ev.kind;
+	/* a file opened for the sample is closed after it */
+	CHECK_EQ_INT(d->stat_fd >= 0, stat_open);
+	int fds[] = { d->current_fd, d->max_fd, d->high_fd, d->events_fd, d->stat_fd };
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlinkat(root, files[i], 0);
+	close(root);
+	rmdir(dir);
+	cgoom_config_free(&dm->cfg);
+	fake_free(dm);
+}
+
+static void test_cache_at_limit_never_fires(void)
+{
+	enum cgoom_trigger k;
+	sample(true, true, &k);
+	CHECK_STREQ(cgoom_trigger_name(k), cgoom_trigger_name(CGOOM_TRIGGER_NONE));
+	sample(true, false, &k);
+	CHECK_STREQ(cgoom_trigger_name(k), cgoom_trigger_name(CGOOM_TRIGGER_NONE));
+}
+
+static void test_anon_at_limit_fires(void)
+{
+	enum cgoom_trigger k;
+	sample(false, true, &k);
+	CHECK(k != CGOOM_TRIGGER_NONE);
+	sample(false, false, &k);
+	CHECK(k != CGOOM_TRIGGER_NONE);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){ TAP(test_cache_at_limit_never_fires),
+					    TAP(test_anon_at_limit_fires), { 0 } });
+}
