@@ -555,6 +555,7 @@ struct daemon {
 	struct cgoom_daemon_opts o;
 	const char *config_path;
 	struct cgoom_config cfg;
+	uint64_t cfg_gen; /* one more with every reload: standbys made before are remade */
 	struct cgoom_roots roots;
 	bool live, dry_run, once;
 

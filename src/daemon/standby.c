@@ -55,7 +55,8 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 		return SB_DROP;
 	if (!v->present || !v->ready || v->n_skipped > 0)
 		return SB_REDECIDE;
-	if (kills_now != v->kills_at || now_us < v->decided_us || v->max_at != v->max_now)
+	if (kills_now != v->kills_at || now_us < v->decided_us || v->max_at != v->max_now ||
+	    v->cfg_at != v->cfg_now)
 		return SB_REDECIDE;
 	if (now_us - v->decided_us > l->max_age_us)
 		return SB_STALE;
@@ -538,6 +539,7 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	}
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
 	sb->kills_at = d->kills_seen;
+	sb->cfg_at = dm->cfg_gen;
 	use_inflight(sb, inflight);
 	pthread_mutex_lock(&shared_cwd);
 	int r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
@@ -623,6 +625,7 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	if (!j || !sb || !path)
 		goto out_free;
 	sb->kills_at = d->kills_seen;
+	sb->cfg_at = dm->cfg_gen;
 	use_inflight(sb, inflight);
 	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
 				.efd = dm->prep_efd, .start_us = now, .level = level };
@@ -662,7 +665,7 @@ static void join(struct daemon *dm, unsigned i)
 	/* a kill since it began, in a domain overlapping d, changed the
 	 * in-flight set or the candidates: drop it */
 	if (r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != d->kills_seen ||
-	    (r = decide_finish(dm, d, j->sb)) < 0) {
+	    j->sb->cfg_at != dm->cfg_gen || (r = decide_finish(dm, d, j->sb)) < 0) {
 		standby_free(j->sb);
 		if (d && r < 0)
 			prep_failed(d, r);
@@ -717,6 +720,8 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 		v.decided_us = sb->decided_us;
 		v.level_at = sb->level_at;
 		v.kills_at = sb->kills_at;
+		v.cfg_at = sb->cfg_at;
+		v.cfg_now = dm->cfg_gen;
 		v.n_skipped = sb->tg.res.n_skipped - sb->skipped_at;
 		v.max_at = v.max_now = UINT64_MAX;
 		if (!d->system && sb->have_snap && d->sample_ok && sb->dec.domain >= 0 &&

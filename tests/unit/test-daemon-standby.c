@@ -48,6 +48,18 @@ static void test_judge_limit_changed(void)
 	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
 }
 
+static void test_judge_config_reloaded(void)
+{
+	/* a reload since the decision (SIGHUP): a setting it rests on may
+	 * have changed (omit on its victim, a preference): never reuse */
+	struct standby_view v = fresh();
+	v.cfg_at = 0;
+	v.cfg_now = 1;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
+	v.cfg_at = 1;
+	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
+}
+
 /* A standby outlives a lapse of the approach while it is fresh (5 s):
  * in bench/swap's zram leaks MemAvailable flickered across twice its
  * minimum while swap filled, and each lapse dropped the system's
@@ -422,7 +434,7 @@ int main(void)
 		TAP(test_judge_stale),
 		TAP(test_lead),
 		TAP(test_limits_from_lead),
-		TAP(test_judge_limit_changed),
+		TAP(test_judge_limit_changed), TAP(test_judge_config_reloaded),
 		TAP(test_rank_holds),
 		TAP(test_rank_ok_counts_stat_lead),
 		TAP(test_same_victim),
