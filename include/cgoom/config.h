@@ -25,6 +25,9 @@ struct cgoom_share {
 	bool is_percent;
 	uint64_t value; /* percent: hundredths of a percent (5% -> 500); else bytes */
 };
+/* margin's default, 2%: also what a domain uses whose configured margin
+ * is as large as its memory.max (it would always be "near") */
+#define CGOOM_MARGIN_DEFAULT ((struct cgoom_share){ .is_percent = true, .value = 200 })
 
 /* kill_storm = KILLS/WINDOW (SPEC 6's kill-storm guard): at most KILLS
  * kills in a domain within any WINDOW, unless the domain is still

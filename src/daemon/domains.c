@@ -219,6 +219,16 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	const struct cgoom_share *margin = cm ? &cm->margin : &dm->cfg.margin;
 	uint64_t max = d->sample.max;
 	d->params.margin = max == UINT64_MAX ? 0 : cgoom_share_of(margin, max);
+	if (max != UINT64_MAX && d->params.margin >= max) {
+		/* the whole limit as margin: every sample would be "near" and
+		 * the unreclaimable trigger fire on an empty cgroup */
+		struct cgoom_share def = CGOOM_MARGIN_DEFAULT;
+		char m1[32], m2[32];
+		log_warning("%s: margin %s >= memory.max %s; using the default margin (2%%)", d->path,
+			    cgoom_human_size(d->params.margin, m1, sizeof(m1)),
+			    cgoom_human_size(max, m2, sizeof(m2)));
+		d->params.margin = cgoom_share_of(&def, max);
+	}
 	d->params.dwell_us = BAND_DWELL_US;
 	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 

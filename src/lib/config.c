@@ -123,7 +123,7 @@ void cgoom_config_init(struct cgoom_config *c)
 		.swap_free_min = { .is_percent = true, .value = 1000 },
 		.psi_full_stall_us = 100 * USEC_PER_MSEC,
 		.psi_full_window_us = 1 * USEC_PER_SEC,
-		.margin = { .is_percent = true, .value = 200 },
+		.margin = CGOOM_MARGIN_DEFAULT,
 		.guard_band = 0,
 		.kill_wait_us = 10 * USEC_PER_SEC,
 		.term_grace_us = 0,

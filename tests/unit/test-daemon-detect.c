@@ -5,7 +5,9 @@
  * set closed): SPEC 6, "Page cache at the limit alone never fires". A
  * fake cgroup directory: 1000 MiB limit, 995 MiB in use, memory.events
  * `max` risen since the last sample; the use is page cache (nothing
- * fires) or anon without swap (`unreclaimable` fires).
+ * fires) or anon without swap (`unreclaimable` fires). And a margin as
+ * large as a domain's memory.max (a global `margin = 64M` on a 32 MiB
+ * cgroup), which would make every sample "near": the default's instead.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -101,8 +103,38 @@ static void test_anon_at_limit_fires(void)
 	CHECK(k != CGOOM_TRIGGER_NONE);
 }
 
+/* the margin guard_apply gives a domain of memory.max `max` under `conf` */
+static void margin_of(const char *conf, uint64_t max, uint64_t *ret)
+{
+	struct daemon *dm = fake_daemon(1);
+	struct cgoom_config_error err;
+	CHECK(cgoom_config_parse(conf, strlen(conf), &dm->cfg, &err) == 0);
+	struct domain *d = dm->domains[1];
+	d->sample.max = max;
+	guard_apply(dm, d);
+	*ret = d->params.margin;
+	cgoom_config_free(&dm->cfg);
+	fake_free(dm);
+}
+
+static void test_margin_at_most_under_max(void)
+{
+	uint64_t m;
+	margin_of("[daemon]\nmargin = 1M\n", 32 * MiB, &m);
+	CHECK_EQ_U64(m, 1 * MiB);
+	margin_of("[daemon]\nmargin = 64M\n", 32 * MiB, &m);
+	CHECK_EQ_U64(m, 32 * MiB / 50); /* 2% */
+	margin_of("[daemon]\nmargin = 32M\n", 32 * MiB, &m);
+	CHECK_EQ_U64(m, 32 * MiB / 50);
+	margin_of("[daemon]\nmargin = 100%\n", 32 * MiB, &m);
+	CHECK_EQ_U64(m, 32 * MiB / 50);
+	margin_of("[daemon]\nmargin = 64M\n", UINT64_MAX, &m); /* no limit: no margin */
+	CHECK_EQ_U64(m, 0);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_cache_at_limit_never_fires),
-					    TAP(test_anon_at_limit_fires), { 0 } });
+					    TAP(test_anon_at_limit_fires),
+					    TAP(test_margin_at_most_under_max), { 0 } });
 }
