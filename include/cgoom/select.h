@@ -187,7 +187,7 @@ uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_cu
  * accounting), in bytes: the victim's footprint, but no more than the
  * killed processes hold (VmRSS + VmSwap + VmPTE: killing some of an
  * entity's processes frees theirs, not the entity's). 0 without a
- * victim. */
+ * victim. d->pids ascending, as a decision's are. */
 uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_decision *d);
 
 /* The most memory.stat's footprint can lead memory.current +

@@ -42,6 +42,8 @@
  *    the difference of footprints: max() does not distribute, and one
  *    memcg's mapped page cache must not hide another's unmapped shmem.
  */
+#include <stdlib.h>
+
 #include "lib/select-internal.h"
 
 static int64_t s64(uint64_t v)
@@ -216,15 +218,14 @@ uint64_t cgoom_kill_promise(const struct cgoom_snapshot *s, const struct cgoom_d
 {
 	if (!d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates)
 		return 0;
+	/* one pass over the processes, each looked up in the kill set
+	 * (ascending): n log k, not n * k, on the way to a signal */
 	uint64_t sum = 0;
-	for (size_t i = 0; i < d->n_pids; i++)
-		for (size_t k = 0; k < s->n_procs; k++) {
-			const struct cgoom_process *p = &s->procs[k];
-			if (p->pid != d->pids[i])
-				continue;
+	for (size_t k = 0; k < s->n_procs; k++) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (bsearch(&p->pid, d->pids, d->n_pids, sizeof(*d->pids), sel_cmp_int))
 			sum = sel_add(sum, sel_add(sel_add(p->rss, p->swap), p->pte));
-			break;
-		}
+	}
 	uint64_t fp = d->candidates[d->victim].footprint;
 	return sum < fp ? sum : fp;
 }

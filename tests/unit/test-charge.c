@@ -427,6 +427,13 @@ static void test_kill_promise(void)
 	d = sb_select(&s, "/top");
 	CHECK_EQ_INT(d.victim_pid, 910);
 	CHECK_EQ_U64(cgoom_kill_promise(&s, &d), 300 * MiB);
+	/* a kill set of both (a scope's): what both hold */
+	int both[] = { 910, 911 }, *one = d.pids;
+	d.pids = both;
+	d.n_pids = 2;
+	CHECK_EQ_U64(cgoom_kill_promise(&s, &d), 400 * MiB);
+	d.pids = one;
+	d.n_pids = 1;
 	/* the footprint caps it: 300 MiB of the process are shmem the leaf
 	 * does not count (a mapped tmpfs file counts; an unmapped one not) */
 	int w = sb_idx(&s, "/top/w");
