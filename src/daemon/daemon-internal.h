@@ -418,6 +418,7 @@ struct system_files {
 	size_t vmstat_oom_ask; /* bytes of /proc/vmstat through oom_kill, and slack (0: all) */
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
 	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
+	uint64_t swap_total;    /* SwapTotal then (0: no swap, nothing swapped to read) */
 	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
 	int zram_fds[4];
 	size_t n_zram;

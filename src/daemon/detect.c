@@ -93,10 +93,16 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 	/* swap room: what the cgroup may still swap, within what the
 	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur = 0;
-	uint64_t swap_free = dm->domains[0]->sys.swap_free;
-	if (swap_free > 0 && d->swap_max_fd >= 0 && d->swap_current_fd >= 0 &&
-	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0 &&
-	    daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0) {
+	const struct system_files *sys = &dm->domains[0]->sys;
+	/* what it has swapped is read also with the system's swap full (a
+	 * swap trigger's confirm must not see it given back) */
+	bool scur_ok = sys->swap_total > 0 && d->swap_current_fd >= 0 &&
+		       daemon_reread_u64(dm, d->swap_current_fd, &scur) == 0;
+	if (!scur_ok)
+		scur = 0;
+	if (scur_ok && sys->swap_free > 0 && d->swap_max_fd >= 0 &&
+	    daemon_reread_limit(dm, d->swap_max_fd, &smax) == 0) {
+		uint64_t swap_free = sys->swap_free;
 		room = above(smax, scur);
 		if (room > swap_free)
 			room = swap_free;
@@ -233,6 +239,7 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	bool low = lv->mem_low && lv->swap_low;
 	struct system_files *sys = &d->sys;
 	sys->swap_free = lv->swap_total ? lv->swap_free : 0;
+	sys->swap_total = lv->swap_total;
 	/* PSI: a small read when pressure may have started; pressure seen
 	 * makes the system watched (pressure.c) */
 	struct cgoom_pressure psi;

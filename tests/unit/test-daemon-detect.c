@@ -8,6 +8,7 @@
  * fires) or anon without swap (`unreclaimable` fires). And a margin as
  * large as a domain's memory.max (a global `margin = 64M` on a 32 MiB
  * cgroup), which would make every sample "near": the default's instead.
+ * And what a cgroup swapped, read also with the system's swap full.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -103,6 +104,53 @@ static void test_anon_at_limit_fires(void)
 	CHECK(k != CGOOM_TRIGGER_NONE);
 }
 
+/* domain_memstat of a cgroup that swapped 100 MiB (memory.swap.max
+ * `swap_max`) with the system's swap `swap_free` free of 1 GiB */
+static void memstat_swap(uint64_t swap_free, const char *swap_max, struct cgoom_cgroup_sample *ret)
+{
+	char dir[] = "/tmp/cgoom-detect-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int root = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(root >= 0);
+	put(root, "memory.stat", "anon 10485760\nfile 0\nkernel_stack 0\npagetables 0\nsock 0\n"
+				 "shmem 0\nunevictable 0\nslab_unreclaimable 0\n");
+	put(root, "memory.swap.current", "104857600\n");
+	put(root, "memory.swap.max", swap_max);
+	struct daemon *dm = fake_daemon(1);
+	dm->domains[0]->sys.swap_total = 1024 * MiB;
+	dm->domains[0]->sys.swap_free = swap_free;
+	struct domain *d = dm->domains[1];
+	d->stat_fd = openat(root, "memory.stat", O_RDONLY);
+	d->swap_current_fd = openat(root, "memory.swap.current", O_RDONLY);
+	d->swap_max_fd = openat(root, "memory.swap.max", O_RDONLY);
+	*ret = (struct cgoom_cgroup_sample){ 0 };
+	CHECK_EQ_INT(domain_memstat(dm, d, ret), 0);
+	close(d->stat_fd);
+	close(d->swap_current_fd);
+	close(d->swap_max_fd);
+	unlinkat(root, "memory.stat", 0);
+	unlinkat(root, "memory.swap.current", 0);
+	unlinkat(root, "memory.swap.max", 0);
+	close(root);
+	rmdir(dir);
+	fake_free(dm);
+}
+
+static void test_swap_used_with_swap_full(void)
+{
+	struct cgoom_cgroup_sample cg;
+	memstat_swap(512 * MiB, "max\n", &cg);
+	CHECK_EQ_U64(cg.swap_used, 100 * MiB);
+	CHECK_EQ_U64(cg.swap_room, 512 * MiB);
+	memstat_swap(512 * MiB, "209715200\n", &cg); /* its own limit: 100 MiB left */
+	CHECK_EQ_U64(cg.swap_room, 100 * MiB);
+	/* the system's swap full: no room, but what it swapped is still
+	 * there (not "given back") */
+	memstat_swap(0, "max\n", &cg);
+	CHECK_EQ_U64(cg.swap_used, 100 * MiB);
+	CHECK_EQ_U64(cg.swap_room, 0);
+}
+
 /* the margin guard_apply gives a domain of memory.max `max` under `conf` */
 static void margin_of(const char *conf, uint64_t max, uint64_t *ret)
 {
@@ -136,5 +184,6 @@ int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_cache_at_limit_never_fires),
 					    TAP(test_anon_at_limit_fires),
-					    TAP(test_margin_at_most_under_max), { 0 } });
+					    TAP(test_margin_at_most_under_max),
+					    TAP(test_swap_used_with_swap_full), { 0 } });
 }
