@@ -182,7 +182,9 @@ void cgoom_config_free(struct cgoom_config *c); /* accepts an empty config */
 
 /* Value parsers, exported for tests and the CLI. Each takes a
  * NUL-terminated, already-trimmed string; -EINVAL for bad syntax,
- * -ERANGE for a number that overflows (or a share over 100%). */
+ * -ERANGE for a number that overflows (or a share over 100%).
+ * cgoom_parse_share: -EDOM for a bare number other than 0 ("5": 5 bytes
+ * or 5%?), which needs a '%' or a size unit. */
 int cgoom_parse_size(const char *s, uint64_t *ret);
 int cgoom_parse_share(const char *s, struct cgoom_share *ret);
 int cgoom_parse_duration_us(const char *s, uint64_t *ret);

@@ -72,6 +72,12 @@ int cgoom_parse_share(const char *s, struct cgoom_share *ret)
 	if (n == 0 || s[n - 1] != '%') {
 		uint64_t bytes;
 		int r = cgoom_parse_size(s, &bytes);
+		/* a bare number could be bytes or a percentage: refused, but
+		 * for 0, which is the same either way (SPEC 7: "sizes as
+		 * 64M/1G, shares as 5%") */
+		bool bare = s[n - 1] >= '0' && s[n - 1] <= '9';
+		if (bare && (r == -ERANGE || (r == 0 && bytes != 0)))
+			return -EDOM;
 		if (r < 0)
 			return r;
 		*ret = (struct cgoom_share){ .is_percent = false, .value = bytes };

@@ -307,6 +307,10 @@ static int set_share(struct parser *p, const char *key, const char *v, struct cg
 {
 	struct shown sh;
 	int r = cgoom_parse_share(v, ret);
+	if (r == -EDOM)
+		return fail(p, "%s = %s: add %% or a size unit, e.g. %s%% or %sM (a bare number could be "
+			       "either; only 0 may stand alone)",
+			    key, show(&sh, v), show(&sh, v), show(&sh, v));
 	if (r == -ERANGE)
 		return fail(p, "%s is out of range (at most 100%% or a size that fits 64 bits), got '%s'",
 			    key, show(&sh, v));

@@ -74,10 +74,10 @@ static void test_shares(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct cgoom_share s = { .value = 42 };
 		int r = cgoom_parse_share(bad[i], &s);
-		/* "5" is a valid size: 5 bytes */
+		/* "5": 5 bytes or 5%? refused (-EDOM), see test_bare_shares */
 		if (strcmp(bad[i], "5") == 0) {
-			CHECK_EQ_INT(r, 0);
-			CHECK(!s.is_percent && s.value == 5);
+			CHECK_EQ_INT(r, -EDOM);
+			CHECK_EQ_U64(s.value, 42);
 			continue;
 		}
 		if (r != -EINVAL)
@@ -93,6 +93,38 @@ static void test_shares(void)
 	CHECK(expect_error("[daemon]\nswap_free_min = lots\n", 2,
 			   "swap_free_min must be a percentage like 5% or a size like 64M, got 'lots'"));
 	CHECK(expect_error("[cgroup \"/a\"]\nmargin = 5 %\n", 2, "margin must be a percentage"));
+}
+
+/* A bare number for a percentage-or-size key was bytes: mem_available_min
+ * = 5 switched the system trigger off, margin = 5 was 5 B. Now it is
+ * refused with the way out; 0 (the same as 0% and 0B) still stands alone. */
+static void test_bare_shares(void)
+{
+	struct cgoom_share s = { .value = 42 };
+	CHECK_EQ_INT(cgoom_parse_share("5", &s), -EDOM);
+	CHECK_EQ_INT(cgoom_parse_share("4096", &s), -EDOM);
+	CHECK_EQ_INT(cgoom_parse_share("99999999999999999999999", &s), -EDOM);
+	CHECK_EQ_U64(s.value, 42);
+	CHECK_EQ_INT(cgoom_parse_share("00", &s), 0);
+	CHECK(!s.is_percent && s.value == 0);
+	CHECK_EQ_INT(cgoom_parse_share("5B", &s), 0);
+	CHECK(!s.is_percent && s.value == 5);
+	CHECK(expect_error("[daemon]\nmem_available_min = 5\n", 2,
+			   "mem_available_min = 5: add % or a size unit, e.g. 5% or 5M"));
+	CHECK(expect_error("[daemon]\n\nswap_free_min = 10  # ten\n", 3,
+			   "swap_free_min = 10: add % or a size unit, e.g. 10% or 10M"));
+	CHECK(expect_error("[daemon]\nmargin = 5\n", 2, "margin = 5: add % or a size unit"));
+	CHECK(expect_error("[cgroup \"/a\"]\nmargin = 64\n", 2, "margin = 64: add % or a size unit"));
+
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	const char *zero = "[daemon]\nmem_available_min = 0\nswap_free_min = 0\nmargin = 0\n"
+			   "[cgroup \"/a\"]\nmargin = 0\n";
+	CHECK_EQ_INT(cgoom_config_parse(zero, strlen(zero), &c, &e), 0);
+	CHECK(!c.mem_available_min.is_percent && c.mem_available_min.value == 0);
+	CHECK(!c.margin.is_percent && c.margin.value == 0);
+	CHECK(c.n_cgroups == 1 && c.cgroups[0].has_margin && c.cgroups[0].margin.value == 0);
+	cgoom_config_free(&c);
 }
 
 static void test_share_of(void)
@@ -390,6 +422,7 @@ int main(void)
 		TAP(test_sizes),
 		TAP(test_size_errors_in_config),
 		TAP(test_shares),
+		TAP(test_bare_shares),
 		TAP(test_share_of),
 		TAP(test_durations),
 		TAP(test_duration_errors_in_config),
