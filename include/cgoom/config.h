@@ -38,6 +38,9 @@ struct cgoom_storm {
 	uint64_t window_us;
 };
 #define CGOOM_STORM_KILLS_MAX 64 /* the most a limit may allow */
+/* The most a rate (thrash_refaults) may ask for: 1 TiB/s, far beyond any
+ * memory's bandwidth, so the sums over it never come near 64 bits. */
+#define CGOOM_RATE_MAX (1ULL << 40)
 
 /* Resolves a share against a total in bytes. */
 uint64_t cgoom_share_of(const struct cgoom_share *s, uint64_t total);
@@ -79,7 +82,8 @@ struct cgoom_config {
 	char *metrics_file;                   /* NULL when unset */
 	uint64_t swap_stall_max_us;           /* default 25s: swap filling under a stall this long fires */
 	uint64_t thrash_for_us;               /* default 2s: thrashing this long fires */
-	uint64_t thrash_refaults;             /* default 15M (bytes/s of pages needed back) */
+	uint64_t thrash_refaults;             /* default 15M (bytes/s of pages needed back),
+					       * 1..CGOOM_RATE_MAX */
 
 	struct cgoom_cgroup_conf *cgroups; /* in order of first appearance */
 	size_t n_cgroups;

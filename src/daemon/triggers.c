@@ -180,5 +180,5 @@ void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_p
 	}
 	ret->page_size = page;
 	/* rounded up: a rate under a page a second asks for one, not none */
-	ret->refault_min = (cfg->thrash_refaults + page - 1) / page;
+	ret->refault_min = cfg->thrash_refaults / page + (cfg->thrash_refaults % page != 0);
 }

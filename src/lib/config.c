@@ -347,16 +347,24 @@ static int set_positive_duration(struct parser *p, const char *key, const char *
 	return 0;
 }
 
-/* A rate: a size per second ("10M" or "10M/s"). */
+/* A rate: a size per second ("10M" or "10M/s"), 1 B/s to
+ * CGOOM_RATE_MAX; v is cut at its "/s", messages quote it whole. */
 static int set_rate(struct parser *p, const char *key, char *v, uint64_t *ret)
 {
 	struct shown sh;
+	char orig[SHOW_MAX + 4];
+	const char *shown_v = show(&sh, v);
+	memcpy(orig, shown_v, strlen(shown_v) + 1);
 	size_t n = strlen(v);
 	if (n > 2 && strcmp(v + n - 2, "/s") == 0)
 		v[n - 2] = '\0';
-	int r = cgoom_parse_size(v, ret);
-	if (r < 0 || *ret == 0)
-		return fail(p, "%s must be a size per second like 10M/s, got '%s'", key, show(&sh, v));
+	uint64_t rate;
+	int r = cgoom_parse_size(v, &rate);
+	if (r == -ERANGE || (r == 0 && rate > CGOOM_RATE_MAX))
+		return fail(p, "%s is out of range (at most 1T/s), got '%s'", key, orig);
+	if (r < 0 || rate == 0)
+		return fail(p, "%s must be a size per second like 10M/s, got '%s'", key, orig);
+	*ret = rate;
 	return 0;
 }
 

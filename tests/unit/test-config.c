@@ -192,6 +192,27 @@ static void test_thrash_keys(void)
 	}
 }
 
+/* thrash_refaults = 18446744073709551615 was taken, and wrapped to 0
+ * pages a second in the daemon (a stall with no refaults fired); over
+ * 64 bits it was a syntax error quoting the value without its "/s". A
+ * rate is at most 1 TiB/s, and the messages quote the value as written. */
+static void test_rate_range(void)
+{
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	CHECK_EQ_INT(parse("[daemon]\nthrash_refaults = 1T/s\n", &c, &e), 0);
+	CHECK_EQ_U64(c.thrash_refaults, 1ULL << 40);
+	cgoom_config_free(&c);
+	CHECK(expect_error("[daemon]\nthrash_refaults = 18446744073709551615\n", 2,
+			   "thrash_refaults is out of range (at most 1T/s), got '18446744073709551615'"));
+	CHECK(expect_error("[daemon]\nthrash_refaults = 1025G/s\n", 2,
+			   "thrash_refaults is out of range (at most 1T/s), got '1025G/s'"));
+	CHECK(expect_error("[daemon]\nthrash_refaults = 99999999999999999999/s\n", 2,
+			   "thrash_refaults is out of range (at most 1T/s), got '99999999999999999999/s'"));
+	CHECK(expect_error("[daemon]\nthrash_refaults = fast/s\n", 2,
+			   "thrash_refaults must be a size per second like 10M/s, got 'fast/s'"));
+}
+
 static void test_all_cgroup_keys(void)
 {
 	static const char text[] = "[cgroup \"/a\"]\n"
@@ -492,6 +513,7 @@ int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_thrash_keys),
+		TAP(test_rate_range),
 		TAP(test_spec_example),
 		TAP(test_spec_defaults_block),
 		TAP(test_defaults),

@@ -558,6 +558,11 @@ static void test_thrash_refaults_at_least_a_page(void)
 	c.thrash_refaults = p.page_size + 1;
 	trigger_thrash_params(&c, &p);
 	CHECK_EQ_U64(p.refault_min, 2);
+	/* the config stops at 1 TiB/s, but the sum must not wrap to 0
+	 * pages a second for any rate (a stall with no refaults fired) */
+	c.thrash_refaults = UINT64_MAX;
+	trigger_thrash_params(&c, &p);
+	CHECK_EQ_U64(p.refault_min, UINT64_MAX / p.page_size + 1);
 	cgoom_config_free(&c);
 }
 
