@@ -153,16 +153,18 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	bool json_ok = strcmp(o.verb, "explain") == 0 || strcmp(o.verb, "kill") == 0;
-	if (o.json && !json_ok) {
-		log_error("--json does not apply to '%s'", o.verb);
+	bool selects = strcmp(o.verb, "explain") == 0 || strcmp(o.verb, "kill") == 0;
+	/* SPEC 8: --json is explain's (kill's lines after the object would
+	 * make its output no JSON) */
+	if (o.json && strcmp(o.verb, "explain") != 0) {
+		log_error("--json applies to explain only");
 		return EXIT_USAGE;
 	}
 	if (o.watch_ms && strcmp(o.verb, "explain") != 0) {
 		log_error("--watch applies to explain only");
 		return EXIT_USAGE;
 	}
-	if (o.full && !json_ok) {
+	if (o.full && !selects) {
 		log_error("--full applies to explain and kill only");
 		return EXIT_USAGE;
 	}

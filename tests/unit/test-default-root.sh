@@ -8,7 +8,7 @@
 # Skips when the host's /sys/fs/cgroup is cgroup2.
 #   test-default-root.sh BUILD_DIR/cgoom
 cgoom=${1:?usage: $0 PATH_TO_CGOOM}
-verbs='explain|explain --json|explain /|kill --dry-run|kill --dry-run --json|run --dry-run|policy /'
+verbs='explain|explain --json|explain /|kill --dry-run|kill --dry-run --full|run --dry-run|policy /'
 n=$(printf '%s\n' "$verbs" | tr '|' '\n' | wc -l)
 echo "TAP version 13"
 echo "1..$n"
