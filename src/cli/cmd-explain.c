@@ -179,11 +179,12 @@ int cmd_kill(const struct cli_opts *o)
 	int rc = decide(o, &c, &d);
 	if (rc != EXIT_OK)
 		goto out;
+	/* a usage error, as for run (SPEC 8): these roots are not for killing */
 	if (!o->dry_run && !cgoom_roots_are_live(&c.roots)) {
 		log_error("refusing to kill: %s is not a cgroup2 mount or %s is not procfs "
-			  "(a fixture?); use --dry-run",
+			  "(use --dry-run on a fixture tree)",
 			  c.roots.cgroup_path, c.roots.proc_path);
-		rc = EXIT_RUNTIME;
+		rc = EXIT_USAGE;
 		goto out;
 	}
 	show(o, &c, &d, NULL, &rc);
