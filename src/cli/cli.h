@@ -40,6 +40,11 @@ int cli_load(const struct cli_opts *o, struct cli_ctx *ret);
 int cli_load_lazy(const struct cli_opts *o, struct cli_ctx *ret);
 void cli_ctx_free(struct cli_ctx *c);
 
+/* Why trusted.cgoom.* settings are unknown to this process (it lacks
+ * CAP_SYS_ADMIN), or NULL when it can read them. Loading notes it in
+ * the snapshot (explain's notes; kill shows them too). */
+const char *cli_trusted_note(void);
+
 /* Resolves a CGROUP/DOMAIN argument to a memcg index, or prints an error
  * and returns -EXIT_USAGE. */
 int cli_find_memcg(struct cli_ctx *c, const char *arg);

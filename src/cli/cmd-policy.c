@@ -87,6 +87,8 @@ int cmd_policy(const struct cli_opts *o)
 	    pol->origin == i && conf->policy != (enum cgoom_policy)pol->value)
 		printf("note: config sets %s on line %d, overridden by the xattr\n",
 		       cgoom_policy_name(conf->policy), conf->policy_line);
+	if (cli_trusted_note())
+		printf("note: %s\n", cli_trusted_note());
 out:
 	cli_ctx_free(&c);
 	return rc;

@@ -46,12 +46,25 @@ static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 		return EXIT_RUNTIME;
 	}
 	c->have_snap = true;
+	const char *trusted = cli_trusted_note();
+	if (trusted && cgoom_snapshot_note(&c->snap, "%s", trusted) < 0) {
+		log_error("out of memory");
+		return EXIT_RUNTIME;
+	}
 	r = cgoom_settings_resolve(&c->snap, &c->cfg, &c->settings);
 	if (r < 0) {
 		log_error("resolving settings: %s", strerror(-r));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+const char *cli_trusted_note(void)
+{
+	if (cgoom_can_read_trusted())
+		return NULL;
+	return "trusted.cgoom.* settings could not be read (they need CAP_SYS_ADMIN): "
+	       "the ranking and settings shown may differ from the daemon's; run as root to see them";
 }
 
 int cli_load(const struct cli_opts *o, struct cli_ctx *c)

@@ -33,6 +33,11 @@ void cgoom_roots_close(struct cgoom_roots *r); /* NULL-safe, idempotent */
  * refused otherwise, so tests on fixtures can never signal host PIDs. */
 bool cgoom_roots_are_live(const struct cgoom_roots *r);
 
+/* Whether this process can read trusted.* xattrs (CAP_SYS_ADMIN in its
+ * effective set): without it the kernel hides them from listxattr and
+ * getxattr alike, and trusted.cgoom.* settings read as unset. */
+bool cgoom_can_read_trusted(void);
+
 /* Reads a whole file below dirfd into a malloc'ed, NUL-terminated buffer.
  * Refuses files larger than max bytes (-EFBIG). *ret_len excludes the NUL. */
 int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, size_t *ret_len);

@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include "reader.h"
 #include "roots-internal.h"
@@ -116,6 +119,16 @@ bool cgoom_roots_are_live(const struct cgoom_roots *r)
 {
 	return r && fd_has_magic(r->cgroup_fd, CGOOM_CGROUP2_MAGIC) &&
 	       fd_has_magic(r->proc_fd, CGOOM_PROC_MAGIC);
+}
+
+bool cgoom_can_read_trusted(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return true; /* unknown: say nothing rather than something wrong */
+	return d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
 }
 
 /* ---- reading whole files ---- */
