@@ -45,6 +45,9 @@ void cli_ctx_free(struct cli_ctx *c);
  * the snapshot (explain's notes; kill shows them too). */
 const char *cli_trusted_note(void);
 
+/* Checks a CGROUP/DOMAIN argument's form (absolute, no "." or "..") and
+ * normalizes it into norm (cap bytes); else prints why, EXIT_USAGE. */
+int cli_check_path(const char *arg, char *norm, size_t cap);
 /* Resolves a CGROUP/DOMAIN argument to a memcg index, or prints an error
  * and returns -EXIT_USAGE. */
 int cli_find_memcg(struct cli_ctx *c, const char *arg);

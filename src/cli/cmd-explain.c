@@ -28,14 +28,24 @@ static int print_buf(struct cgoom_strbuf *b, bool newline)
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
 }
 
-/* Loads, finds the domain and selects. On success *ret_domain is set. */
-static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d)
+/* What can be told wrong with the arguments before anything is read. */
+static int check_args(const struct cli_opts *o)
 {
 	if (o->n_args > 1) {
 		log_error("%s takes at most one DOMAIN", o->verb);
 		return EXIT_USAGE;
 	}
-	int rc = cli_load_lazy(o, c);
+	char norm[4096];
+	return o->n_args ? cli_check_path(o->args[0], norm, sizeof(norm)) : EXIT_OK;
+}
+
+/* Loads, finds the domain and selects. On success *ret_domain is set. */
+static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_decision *d)
+{
+	int rc = check_args(o);
+	if (rc != EXIT_OK)
+		return rc;
+	rc = cli_load_lazy(o, c);
 	if (rc != EXIT_OK)
 		return rc;
 	int domain = cli_find_memcg(c, o->n_args ? o->args[0] : "/");
@@ -119,6 +129,14 @@ int cmd_explain(const struct cli_opts *o)
 {
 	if (!o->watch_ms)
 		return explain_once(o, NULL);
+	/* a bad DOMAIN ("--watch 5": the period goes after '=') is told on
+	 * the screen as it was, not cleared first */
+	int rc = check_args(o);
+	if (rc != EXIT_OK) {
+		if (o->n_args == 1 && strspn(o->args[0], "0123456789.") == strlen(o->args[0]))
+			log_error("(--watch takes its period after '=': --watch=%s)", o->args[0]);
+		return rc;
+	}
 	struct swap_seen prev = { 0 };
 	/* --watch: a fresh snapshot each period, like watch(1); a usage or
 	 * config error stops it, a runtime hiccup does not */
@@ -128,7 +146,7 @@ int cmd_explain(const struct cli_opts *o)
 		strftime(ts, sizeof(ts), "%F %T", localtime(&now));
 		if (!o->json)
 			printf("\033[H\033[2J%s, every %.1fs (Ctrl-C to stop)\n", ts, o->watch_ms / 1000.0);
-		int rc = explain_once(o, &prev);
+		rc = explain_once(o, &prev);
 		fflush(stdout);
 		if (rc == EXIT_USAGE)
 			return rc;

@@ -90,13 +90,20 @@ void cli_ctx_free(struct cli_ctx *c)
 	memset(c, 0, sizeof(*c));
 }
 
+int cli_check_path(const char *arg, char *norm, size_t cap)
+{
+	if (cgoom_path_normalize(arg, norm, cap) < 0) {
+		log_error("%s: not a cgroup path (it must start with '/' and have no '.' or '..')", arg);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
 int cli_find_memcg(struct cli_ctx *c, const char *arg)
 {
 	char norm[4096];
-	if (cgoom_path_normalize(arg, norm, sizeof(norm)) < 0) {
-		log_error("%s: not a cgroup path (it must start with '/' and have no '.' or '..')", arg);
+	if (cli_check_path(arg, norm, sizeof(norm)) != EXIT_OK)
 		return -EXIT_USAGE;
-	}
 	int i = cgoom_snapshot_find(&c->snap, norm);
 	if (i < 0) {
 		log_error("%s: no such cgroup under %s", norm, c->roots.cgroup_path);

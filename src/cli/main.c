@@ -149,8 +149,30 @@ int main(int argc, char **argv)
 		log_error("--config needs a file name");
 		return EXIT_USAGE;
 	}
+	if (!o.cgroup_root[0] || !o.proc_root[0]) {
+		log_error("%s needs a directory", !o.cgroup_root[0] ? "--cgroup-root" : "--proc-root");
+		return EXIT_USAGE;
+	}
+	static const char *const verbs[] = { "run", "explain", "kill", "policy" };
+	bool known = false, config_is_verb = false;
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		known = known || (o.verb && strcmp(o.verb, verbs[i]) == 0);
+		config_is_verb = config_is_verb || (o.config && strcmp(o.config, verbs[i]) == 0);
+	}
+	/* "--config explain [/]": the verb was taken as the file */
+	if (!known && config_is_verb) {
+		log_error("no verb: --config took '%s' as its FILE (write --config FILE %s)", o.config,
+			  o.config);
+		return EXIT_USAGE;
+	}
 	if (!o.verb) {
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	/* the verb first: an option misapplied to a verb that does not exist
+	 * is not the problem */
+	if (!known) {
+		log_error("unknown verb '%s' (see --help)", o.verb);
 		return EXIT_USAGE;
 	}
 	bool selects = strcmp(o.verb, "explain") == 0 || strcmp(o.verb, "kill") == 0;
@@ -176,8 +198,6 @@ int main(int argc, char **argv)
 		return cmd_explain(&o);
 	if (strcmp(o.verb, "kill") == 0)
 		return cmd_kill(&o);
-	if (strcmp(o.verb, "policy") == 0)
-		return cmd_policy(&o);
 	if (strcmp(o.verb, "run") == 0) {
 		if (o.n_args) {
 			log_error("run takes no arguments");
@@ -188,6 +208,5 @@ int main(int argc, char **argv)
 					       .dry_run = o.dry_run };
 		return cgoom_daemon_run(&d);
 	}
-	log_error("unknown verb '%s' (see --help)", o.verb);
-	return EXIT_USAGE;
+	return cmd_policy(&o);
 }
