@@ -20,8 +20,12 @@ void cgoom_strbuf_append(struct cgoom_strbuf *b, const char *s, size_t len);
  * escaped; bytes that are not valid UTF-8 become \u00XX (so any cgroup
  * name, whatever its bytes, yields valid JSON). */
 void cgoom_strbuf_json_string(struct cgoom_strbuf *b, const char *s);
-/* For text output: bytes < 0x20, 0x7f and invalid UTF-8 as \xHH. */
+/* For text output: bytes < 0x20, 0x7f, '\\' and invalid UTF-8 as \xHH. */
 void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *s);
+/* The same for text that holds escapes already (an explanation's notes
+ * quote xattr values as "\x00" and '\\'): a backslash stays as it is,
+ * so they are not escaped twice ("\x5cx00"). */
+void cgoom_strbuf_printable(struct cgoom_strbuf *b, const char *s);
 void cgoom_strbuf_free(struct cgoom_strbuf *b);
 
 /* Length (1..4) of the valid UTF-8 sequence at s, or 0 if the bytes there

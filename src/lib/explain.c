@@ -371,7 +371,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	cgoom_strbuf_printf(b, "\n");
 	for (size_t i = 0; i < s->n_notes + set->n_notes; i++) {
 		cgoom_strbuf_printf(b, "note: ");
-		cgoom_strbuf_escaped(b, note_at(s, set, i));
+		cgoom_strbuf_printable(b, note_at(s, set, i));
 		cgoom_strbuf_printf(b, "\n");
 	}
 }

@@ -103,12 +103,12 @@ void cgoom_strbuf_json_string(struct cgoom_strbuf *b, const char *str)
 	cgoom_strbuf_append(b, "\"", 1);
 }
 
-void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *str)
+static void escaped(struct cgoom_strbuf *b, const char *str, bool backslash)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	while (*s) {
 		size_t n = cgoom_utf8_len(s);
-		if (*s < 0x20 || *s == 0x7f || n == 0 || *s == '\\') {
+		if (*s < 0x20 || *s == 0x7f || n == 0 || (backslash && *s == '\\')) {
 			cgoom_strbuf_printf(b, "\\x%02x", *s);
 			s++;
 		} else {
@@ -116,6 +116,16 @@ void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *str)
 			s += n;
 		}
 	}
+}
+
+void cgoom_strbuf_escaped(struct cgoom_strbuf *b, const char *str)
+{
+	escaped(b, str, true);
+}
+
+void cgoom_strbuf_printable(struct cgoom_strbuf *b, const char *str)
+{
+	escaped(b, str, false);
 }
 
 void cgoom_strbuf_free(struct cgoom_strbuf *b)
