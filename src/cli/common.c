@@ -18,6 +18,8 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 		log_error("%s", err);
 		return EXIT_USAGE;
 	}
+	if (err[0])
+		log_warning("%s", err);
 	return EXIT_OK;
 }
 

@@ -64,6 +64,8 @@ static int config_load(const char *path, bool given, struct cgoom_config *ret)
 
 	if (r < 0)
 		log_error("%s", err);
+	else if (err[0])
+		log_warning("%s", err);
 	return r;
 }
 

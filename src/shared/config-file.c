@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cgfs.h"
 #include "config-file.h"
@@ -16,8 +17,16 @@ int cgoom_config_load(const char *path, bool given, struct cgoom_config *ret, ch
 	struct rbuf b = { 0 };
 	int fd = -1;
 	int r = sfile_open_read(path, CGOOM_CONFIG_MAX, &fd);
+	struct stat st;
 
+	if (errcap)
+		err[0] = '\0';
 	if (r == -ENOENT && !given) {
+		/* a symlink to nothing is not an absent file: someone put it
+		 * there; the defaults all the same, but said */
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			snprintf(err, errcap, "%s: a dangling symlink, its target is missing; running with no settings",
+				 path);
 		cgoom_config_init(ret);
 		return 0;
 	}

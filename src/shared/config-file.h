@@ -17,6 +17,8 @@
  * reads empty, /dev/null, is an empty file) and parses it into *ret. An absent file that was not
  * named explicitly (!given) means the defaults. On failure returns a
  * negative errno and puts in err, in one format, "PATH:LINE: message"
- * (a config error on a line) or "PATH: message" (anything else). */
+ * (a config error on a line) or "PATH: message" (anything else). On
+ * success err is empty or holds a warning to log ("PATH: message": the
+ * default path is a dangling symlink, read as absent). */
 int cgoom_config_load(const char *path, bool given, struct cgoom_config *ret, char *err,
 		      size_t errcap);

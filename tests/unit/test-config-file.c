@@ -103,6 +103,36 @@ static void test_dev_null_is_empty(void)
 	cgoom_config_free(&c);
 }
 
+/* The default path a symlink to nothing (a package removed, a typo in
+ * ln -s): still the defaults, but with a warning naming it; it was
+ * silent, as for no file at all. */
+static void test_default_dangling_symlink(void)
+{
+	struct cgoom_config c;
+	char err[256] = "x", lk[160];
+	fresh();
+	snprintf(lk, sizeof(lk), "%s/dangling.conf", dir);
+	unlink(lk);
+	CHECK_EQ_INT(symlink("/nonexistent/cgoom.conf", lk), 0);
+	poison(&c);
+	CHECK_EQ_INT(cgoom_config_load(lk, false, &c, err, sizeof(err)), 0);
+	CHECK(is_defaults(&c));
+	cgoom_config_free(&c);
+	CHECK(strncmp(err, lk, strlen(lk)) == 0);
+	CHECK(strstr(err, "dangling symlink") != NULL);
+	/* an absent file is still said nothing of */
+	unlink(lk);
+	poison(&c);
+	CHECK_EQ_INT(cgoom_config_load(lk, false, &c, err, sizeof(err)), 0);
+	CHECK_EQ_INT(err[0], '\0');
+	cgoom_config_free(&c);
+	/* named with --config: the error it always was */
+	CHECK_EQ_INT(symlink("/nonexistent/cgoom.conf", lk), 0);
+	poison(&c);
+	CHECK_EQ_INT(cgoom_config_load(lk, true, &c, err, sizeof(err)), -ENOENT);
+	unlink(lk);
+}
+
 static void test_missing(void)
 {
 	struct cgoom_config c;
@@ -190,6 +220,7 @@ int main(void)
 		TAP(test_regular_file),
 		TAP(test_dev_null_is_empty),
 		TAP(test_missing),
+		TAP(test_default_dangling_symlink),
 		TAP(test_device_with_data_refused),
 		TAP(test_fifo_refused_at_once),
 		TAP(test_directory_refused),
