@@ -173,6 +173,7 @@ struct cgoom_pid_stat {
 	char state;
 	int ppid;
 	uint32_t flags;     /* field 9 */
+	int num_threads;    /* field 20: the thread group's threads, an exited leader's included */
 	uint64_t starttime; /* field 22, clock ticks after boot */
 	int64_t rss_pages;  /* field 24 */
 };

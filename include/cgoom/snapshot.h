@@ -80,7 +80,11 @@ struct cgoom_process {
 	uint32_t uid;
 	bool has_mm;  /* has an address space */
 	bool kthread; /* PF_KTHREAD */
-	bool zombie;  /* state Z or X */
+	bool zombie;  /* state Z or X, and no thread of its group lives on */
+	/* The leader exited (pthread_exit) but thread mm_tid lives on: rss,
+	 * swap and pte are that thread's (the group's address space), read
+	 * from /proc/PID/task/TID/status. 0: the leader's own. */
+	int mm_tid;
 };
 
 struct cgoom_snapshot {

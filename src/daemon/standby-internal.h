@@ -41,7 +41,11 @@ struct standby {
 	/* the members re-check (standby-members.c; members NULL: none) */
 	struct member {
 		int pid;
-		int status_fd, adj_fd; /* /proc/PID/{status,oom_score_adj}, or -1 */
+		/* /proc/PID/{status,oom_score_adj}, or -1; status is
+		 * /proc/PID/task/TID/status when the leader exited and thread
+		 * TID holds the address space (cgoom_process.mm_tid) */
+		int status_fd, adj_fd;
+		bool thread; /* status_fd is such a thread's */
 		bool can_be_eligible;  /* not a kernel thread, PID 1, cgoom, omit */
 	} *members;
 	size_t n_members;

@@ -87,10 +87,12 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Opens status and oom_score_adj of snapshot process k, if it is still
- * the process the snapshot saw. */
+ * the process the snapshot saw; status is that of the live thread the
+ * reader took its memory from when its leader has exited (SPEC 2: a
+ * live process all the same). */
 static int member_open(struct daemon *dm, const struct cgoom_process *p, struct member *m)
 {
-	char name[32];
+	char name[32], status[48] = "status";
 	snprintf(name, sizeof(name), "%d", p->pid);
 	int dfd = openat(dm->roots.proc_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0)
@@ -101,7 +103,10 @@ static int member_open(struct daemon *dm, const struct cgoom_process *p, struct 
 	struct cgoom_pid_stat st;
 	if (sfd >= 0 && cgfs_reread(sfd, dm->buf, sizeof(dm->buf), &len) == 0 &&
 	    cgoom_parse_pid_stat(dm->buf, len, &st) == 0 && st.starttime == p->starttime) {
-		m->status_fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC);
+		if (p->mm_tid > 0)
+			snprintf(status, sizeof(status), "task/%d/status", p->mm_tid);
+		m->thread = p->mm_tid > 0;
+		m->status_fd = openat(dfd, status, O_RDONLY | O_CLOEXEC);
 		m->adj_fd = openat(dfd, "oom_score_adj", O_RDONLY | O_CLOEXEC);
 		r = m->status_fd >= 0 && m->adj_fd >= 0 ? 0 : -errno;
 	}
@@ -200,6 +205,8 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 		struct cgoom_pid_status st;
 		int64_t adj;
 		int r = cgfs_reread(m->status_fd, dm->buf, sizeof(dm->buf), &len);
+		if (r == -ESRCH && m->thread)
+			return false; /* that thread exited, maybe not its process */
 		if (r == -ESRCH)
 			continue; /* exited: out of the running */
 		if (r < 0 || cgoom_parse_pid_status(dm->buf, len, &st) < 0)

@@ -587,6 +587,11 @@ int cgoom_parse_pid_stat(const char *buf, size_t len, struct cgoom_pid_stat *ret
 				return f[0] == '-' ? -ERANGE : r;
 			ps.flags = (uint32_t)v;
 			break;
+		case 20:
+			/* only a hint (0: unknown), so never a reason to refuse */
+			if (parse_digits_range(f, flen, 0, INT_MAX, &v) == 0)
+				ps.num_threads = (int)v;
+			break;
 		case 22:
 			r = parse_digits_u64(f, flen, &ps.starttime);
 			if (r < 0)

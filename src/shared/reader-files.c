@@ -5,6 +5,7 @@
  * notes. See reader.c for the walk.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <fcntl.h>
@@ -350,6 +351,55 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 	}
 }
 
+struct live_thread {
+	struct reader *rd;
+	int task_fd, pid;
+	struct cgoom_pid_status *ret;
+};
+
+/* cgfs_for_each_entry() callback: the TID of a live thread of the
+ * group with an address space (its status in *ret), or 0 to go on. */
+static int live_thread_entry(void *ctx, const char *name, unsigned char type)
+{
+	struct live_thread *t = ctx;
+	struct cgoom_pid_status st;
+	char file[32];
+	int64_t tid;
+
+	if (type != DT_DIR || cgoom_parse_int(name, strlen(name), 1, PID_LIMIT, &tid) < 0 ||
+	    tid == t->pid)
+		return 0;
+	snprintf(file, sizeof file, "%d/status", (int)tid);
+	if (cgfs_read_at(&t->rd->buf, t->task_fd, file, FILE_MAX) < 0 ||
+	    cgoom_parse_pid_status(t->rd->buf.p, t->rd->buf.len, &st) < 0 || st.tgid != t->pid ||
+	    !st.has_mm || st.state == 'Z' || st.state == 'X')
+		return 0;
+	*t->ret = st;
+	return (int)tid;
+}
+
+/*
+ * SPEC 2: a leader whose main thread exited (pthread_exit()) shows state
+ * Z and no Vm* lines while the rest of its thread group lives on with
+ * the address space; it is a live process, and the kernel's oom_badness
+ * finds its memory in any thread that has it (find_lock_task_mm). So
+ * does this: the TID of the first live thread with an address space,
+ * its status in *ret (the same mm: the same VmRSS, VmSwap, VmPTE), or 0
+ * when there is none (a zombie indeed). fd is the /proc/PID directory.
+ */
+static int live_thread_of(struct reader *rd, int fd, int pid, struct cgoom_pid_status *ret)
+{
+	struct live_thread t = { .rd = rd, .pid = pid, .ret = ret };
+	int r;
+
+	t.task_fd = openat(fd, "task", DIR_FLAGS);
+	if (t.task_fd < 0)
+		return 0;
+	r = cgfs_for_each_entry(t.task_fd, live_thread_entry, &t);
+	close(t.task_fd);
+	return r > 0 ? r : 0;
+}
+
 /* Reads PID/{stat,status,oom_score_adj} into *ret, or notes why the
  * process is skipped and returns < 0. */
 static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_process *ret)
@@ -386,6 +436,11 @@ static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_pro
 	r = -EBADMSG;
 	if (cgoom_parse_int(b->p, b->len, -1000, 1000, &adj) < 0)
 		goto out_close;
+	p.zombie = ps.state == 'Z' || ps.state == 'X';
+	/* an exited leader counts among its group's threads: more than one,
+	 * and some other thread may live on */
+	if (p.zombie && ps.num_threads > 1 && (p.mm_tid = live_thread_of(rd, fd, pid, &pst)) > 0)
+		p.zombie = false;
 	close(fd);
 
 	memcpy(p.comm, ps.comm, sizeof p.comm);
@@ -398,7 +453,6 @@ static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_pro
 	p.uid = pst.uid;
 	p.has_mm = pst.has_mm;
 	p.kthread = (ps.flags & CGOOM_PF_KTHREAD) || pst.kthread == 1;
-	p.zombie = ps.state == 'Z' || ps.state == 'X';
 	*ret = p;
 	return 0;
 

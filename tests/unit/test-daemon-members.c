@@ -150,11 +150,77 @@ static void test_members_real_children(void)
 	rmdir(g_root);
 }
 
+/* SPEC 2: P's main thread exited (pthread_exit) while another thread
+ * lives on: the reader took its memory from that thread (mm_tid), and
+ * so does the re-check, which proves P still leads. The leader's own
+ * status (State Z, no Vm* lines) would make P ineligible: no proof,
+ * every crossing decided again. */
+static void test_members_leader_exited(void)
+{
+	int tid;
+	pid_t a = spawn_leader_exited(&tid), b = spawn();
+	CHECK(a > 0 && tid > 0 && b > 0);
+	snprintf(g_root, sizeof g_root, "/tmp/cgoom-members-XXXXXX");
+	CHECK(mkdtemp(g_root) != NULL);
+	char path[128], procs[64];
+	snprintf(path, sizeof path, "%s/e", g_root);
+	CHECK(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof path, "%s/e/cgroup.procs", g_root);
+	snprintf(procs, sizeof procs, "%d\n%d\n", (int)a, (int)b);
+	CHECK(write_text(path, procs) == 0);
+
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	sb_cg(&s, "/e", 300);
+	s.cgroups[sb_idx(&s, "/e")].max = 1024 * MiB;
+	sb_proc(&s, (int)a, "/e", 200, 0);
+	sb_proc(&s, (int)b, "/e", 100, 0);
+	for (size_t i = 0; i < s.n_procs; i++) {
+		s.procs[i].starttime = starttime_now(s.procs[i].pid);
+		if (s.procs[i].pid == a)
+			s.procs[i].mm_tid = tid;
+	}
+	struct cgoom_config cfg = cfg_of("[cgroup \"/e\"]\noom_policy = cgroup\n");
+	sb_done(&s, &cfg);
+	struct cgoom_decision d = sb_select(&s, "/e"); /* the leaf /e, P = a */
+	CHECK(d.has_victim && d.victim_pid == a);
+
+	struct daemon *dm = calloc(1, sizeof(*dm));
+	CHECK(dm != NULL);
+	dm->roots.cgroup_fd = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct standby sb = { 0 };
+	sb.snap = s;
+	sb.dec = d;
+	sb.settings = sb_set;
+	standby_members_open(dm, &sb);
+	CHECK(sb.members != NULL && sb.n_members == 2);
+	CHECK(set_adj(a, 500) == 0);
+	CHECK(standby_members_ok(dm, &sb)); /* failed before: P read as a zombie */
+	CHECK(set_adj(b, 900) == 0);
+	CHECK(!standby_members_ok(dm, &sb)); /* b overtakes it */
+
+	standby_members_free(&sb);
+	close(dm->roots.cgroup_fd);
+	close(dm->roots.proc_fd);
+	free(dm);
+	cgoom_decision_free(&d);
+	cgoom_snapshot_free(&s);
+	cgoom_config_free(&cfg);
+	cgoom_settings_free(&sb_set);
+	reap_all();
+	unlink(path);
+	snprintf(path, sizeof path, "%s/e", g_root);
+	rmdir(path);
+	rmdir(g_root);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_lead_rule),
 		TAP(test_members_real_children),
+		TAP(test_members_leader_exited),
 		{ 0 },
 	});
 }

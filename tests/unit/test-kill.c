@@ -95,6 +95,33 @@ static void test_verified_kill(void)
 	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 }
 
+/* SPEC 2: a process whose main thread exited (pthread_exit) while
+ * another thread lives is alive: its leader is a zombie, but the pidfd,
+ * the identity check (/proc/PID/stat's start time) and the signal all
+ * work on it, and the whole group dies. */
+static void test_verified_kill_leader_exited(void)
+{
+	struct cgoom_kill_target t;
+	int tid, status;
+	pid_t pid = spawn_leader_exited(&tid);
+
+	CHECK(pid > 0 && tid > 0);
+	CHECK(child_state(pid) == 'Z');
+	/* its pidfd says "exited" only once the whole group has: the
+	 * daemon's wait for the victim does not end early */
+	int fd = cgoom_pidfd_open(pid);
+	CHECK(fd >= 0 && !readable_within(fd, 0));
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ_INT(cgoom_kill_pid_verified(g_proc_fd, pid, starttime_of(pid), 0, SIGKILL, &t), 0);
+	CHECK(t.signalled && !t.skipped);
+	CHECK(t.pidfd >= 0);
+	CHECK(readable_within(t.pidfd, 5000));
+	close(t.pidfd);
+	status = reap(pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
 static void test_verified_sigterm(void)
 {
 	struct cgoom_kill_target t;
@@ -420,6 +447,7 @@ int main(void)
 	r = tap_run((struct tap_test[]){
 		TAP(test_pidfd_wrappers),
 		TAP(test_verified_kill),
+		TAP(test_verified_kill_leader_exited),
 		TAP(test_verified_sigterm),
 		TAP(test_wrong_starttime),
 		TAP(test_protected_adj),

@@ -527,6 +527,7 @@ static void test_stat_normal(void)
 	CHECK_EQ_INT(ps.flags, 4194304);
 	CHECK_EQ_U64(ps.starttime, 69469);
 	CHECK_EQ_INT(ps.rss_pages, 414);
+	CHECK_EQ_INT(ps.num_threads, 1);
 	CHECK(!(ps.flags & CGOOM_PF_KTHREAD));
 	/* without its newline */
 	CHECK_EQ_INT(do_stat(stat_normal, sizeof(stat_normal) - 2, &ps), 0);
