@@ -220,7 +220,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		if (r1 < 0)
-			continue; /* -ENOMEM */
+			continue; /* -ENOMEM, or -ENODATA: T unknown (no meminfo) */
 		check_decision(&s, &set, (int)dom, &d1);
 		if (cgoom_select(&s, &set, (int)dom, &d2) < 0)
 			continue;

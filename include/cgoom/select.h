@@ -159,6 +159,9 @@ bool cgoom_root_is_cgroup(const struct cgoom_snapshot *s);
  * memory.max + min(memory.swap.max, SwapTotal), memory.max "max" taken
  * as MemTotal. */
 uint64_t cgoom_domain_size(const struct cgoom_snapshot *s, int domain);
+/* Whether the snapshot holds all T needs: /proc/meminfo, unless domain
+ * is a cgroup with a finite memory.max and memory.swap.max 0. */
+bool cgoom_domain_size_known(const struct cgoom_snapshot *s, int domain);
 
 /* The kernel's oom_badness in bytes: rss + swap + pte + adj * (T / 1000). */
 int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T);
@@ -223,7 +226,9 @@ int cgoom_candidate_cmp(const struct cgoom_candidate *a, const struct cgoom_cand
  * plan -> fill until the plan is DONE, then decides.
  */
 /* Writes d's domain, policy, T and candidates (best first), clears the
- * rest. -EINVAL if domain is not a memcg, -ENOMEM. */
+ * rest. -EINVAL if domain is not a memcg, -ENOMEM; -ENODATA (nothing
+ * ranked) when T is unknown (cgoom_domain_size_known): no victim can be
+ * chosen right without it. */
 int cgoom_rank(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
 	       struct cgoom_decision *d);
 /* Needs d ranked by cgoom_rank() on this very snapshot. Writes *ret
@@ -242,3 +247,7 @@ int cgoom_decide(const struct cgoom_snapshot *s, const struct cgoom_settings *se
  * -ENOMEM. */
 int cgoom_select(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int domain,
 		 struct cgoom_decision *ret);
+
+/* An error of the functions above (and cgoom_select_lazy) in words:
+ * strerror, but for -ENODATA, which says what is missing. */
+const char *cgoom_select_strerror(int r);

@@ -55,7 +55,7 @@ static int decide(const struct cli_opts *o, struct cli_ctx *c, struct cgoom_deci
 	if (r < 0) {
 		const char *where = cgoom_reader_error_where();
 		log_error("selecting in %s: %s", c->snap.cgroups[domain].path,
-			  where[0] ? where : strerror(-r));
+			  where[0] ? where : cgoom_select_strerror(r));
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

@@ -382,7 +382,7 @@ static int decide_engine(const struct cgoom_roots *roots, const struct cgoom_con
 	r = cgoom_select_lazy(sb->rd, &sb->snap, &sb->settings, idx, &sb->dec);
 	if (r < 0) {
 		const char *where = cgoom_reader_error_where();
-		log_error("%s: selecting: %s", path, where[0] ? where : strerror(-r));
+		log_error("%s: selecting: %s", path, where[0] ? where : cgoom_select_strerror(r));
 	}
 	return r;
 }

@@ -180,6 +180,8 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		sel_charge_of(s, 0, &sys);
 		root->fallback = sys.fallback;
 	} else if (!s->meminfo_ok) {
+		/* not reached through cgoom_rank, which refuses the system
+		 * domain without /proc/meminfo (T unknown); safe all the same */
 		root->why = CGOOM_WHY_NO_MEMINFO;
 		have_sys = false;
 	} else {

@@ -85,6 +85,26 @@ bool cgoom_root_is_cgroup(const struct cgoom_snapshot *s)
 	return s->cgroups[0].current_ok;
 }
 
+bool cgoom_domain_size_known(const struct cgoom_snapshot *s, int domain)
+{
+	if (s->meminfo_ok)
+		return true;
+	if (domain == 0 && !cgoom_root_is_cgroup(s))
+		return false; /* MemTotal + SwapTotal */
+	const struct cgoom_cgroup *c = &s->cgroups[domain];
+	/* memory.max "max" stands for MemTotal; any swap room but none
+	 * needs SwapTotal */
+	return c->max != UINT64_MAX && c->has_swap_max && c->swap_max == 0;
+}
+
+const char *cgoom_select_strerror(int r)
+{
+	if (r == -ENODATA)
+		return "/proc/meminfo is unreadable or malformed, so the domain's size T (MemTotal, "
+		       "SwapTotal), by which bias and oom_score_adj count, is unknown: no victim chosen";
+	return strerror(-r);
+}
+
 uint64_t cgoom_domain_size(const struct cgoom_snapshot *s, int domain)
 {
 	uint64_t swap_total = s->meminfo_ok ? s->meminfo.swap_total : 0;
@@ -354,6 +374,10 @@ int cgoom_rank(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
 		d->policy = CGOOM_POLICY_CGROUP;
 		ops = cgoom_policy_ops(d->policy);
 	}
+	/* SPEC 3, 4: bias and oom_score_adj count by T; a T taken as 0
+	 * would drop them all and rank another victim */
+	if (!cgoom_domain_size_known(s, domain))
+		return -ENODATA;
 	d->domain_size = cgoom_domain_size(s, domain);
 	ops->rank(s, set, d);
 	qsort(d->candidates, d->n_candidates, sizeof(*d->candidates), cmp_cand_qsort);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fake-daemon.h"
+#include "reader-fixture.h"
 #include "tap.h"
 
 static void test_slots_for(void)
@@ -102,9 +103,42 @@ static void test_reap_joins_finished(void)
 	prep_free(dm);
 }
 
+/* SPEC 3, 4: with /proc/meminfo unreadable the system domain's T is
+ * unknown, so bias and oom_score_adj cannot be weighed: the preparation
+ * fails (-ENODATA, logged with the reason) and leaves no standby, so
+ * nothing is killed; before, T was taken as 0 and the 200 MiB process
+ * was the victim where the kernel kills the one with adj +1000. */
+static void test_meminfo_unreadable_no_decision(void)
+{
+	fx_new();
+	put_cg("", "cgroup.subtree_control", "memory pids\n");
+	mkcg("/a", true, "100\n");
+	mkcg("/b", true, "200\n");
+	mkproc(&(struct fproc){ .pid = 100, .comm = "small", .start = 5, .rss_kb = 100 << 10,
+				.adj = 1000, .kthread = -1 });
+	mkproc(&(struct fproc){ .pid = 200, .comm = "big", .start = 6, .rss_kb = 200 << 10,
+				.kthread = -1 });
+	CHECK_EQ_INT(fx_prepare(), 0);
+	struct daemon *dm = fake_daemon(0);
+	dm->roots = g_roots;
+	dm->dry_run = true;
+	struct inflight in = { 0 };
+	/* readable: PID 100 (adj +1000) is the victim */
+	CHECK_EQ_INT(standby_prepare(dm, dm->domains[0], 0, 0, &in), 0);
+	CHECK(dm->domains[0]->standby != NULL && dm->domains[0]->standby->dec.victim_pid == 100);
+	standby_drop(dm->domains[0]);
+	CHECK(unlink(at("proc/meminfo")) == 0);
+	CHECK_EQ_INT(standby_prepare(dm, dm->domains[0], 0, 0, &in), -ENODATA);
+	CHECK(dm->domains[0]->standby == NULL);
+	CHECK_EQ_INT(dm->domains[0]->prep_fails, 1);
+	fake_free(dm);
+	fx_cleanup();
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_slots_for), TAP(test_side_by_side),
 					    TAP(test_system_domain_failure_noted),
-					    TAP(test_reap_joins_finished), { 0 } });
+					    TAP(test_reap_joins_finished),
+					    TAP(test_meminfo_unreadable_no_decision), { 0 } });
 }

@@ -620,6 +620,23 @@ static void test_domain_size(void)
 	CHECK_EQ_U64(cgoom_domain_size(&s, 0), (16384 + 2048) * MiB);
 	CHECK_EQ_U64(cgoom_domain_size(&s, a), 612 * MiB);
 	CHECK_EQ_U64(cgoom_domain_size(&s, b), (16384 + 2048) * MiB);
+	CHECK(cgoom_domain_size_known(&s, 0) && cgoom_domain_size_known(&s, a));
+	/* without /proc/meminfo: T needs MemTotal (the system, memory.max
+	 * "max") or SwapTotal (any swap room): unknown, and rank refuses */
+	s.meminfo_ok = false;
+	CHECK(!cgoom_domain_size_known(&s, 0));
+	CHECK(!cgoom_domain_size_known(&s, a));
+	CHECK(!cgoom_domain_size_known(&s, b));
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, 0, &d), -ENODATA);
+	CHECK(!d.has_victim && d.n_candidates == 0);
+	/* a finite memory.max and no swap room: T = memory.max */
+	s.cgroups[a].swap_max = 0;
+	CHECK(cgoom_domain_size_known(&s, a));
+	CHECK_EQ_U64(cgoom_domain_size(&s, a), 512 * MiB);
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, a, &d), 0);
+	cgoom_decision_free(&d);
 	cgoom_snapshot_free(&s);
 }
 
