@@ -37,6 +37,8 @@ enum cgoom_why {
 	CGOOM_WHY_NO_ELIGIBLE,     /* an entity without an eligible process */
 	CGOOM_WHY_NO_MEMINFO,      /* the root entity: no /proc/meminfo */
 	CGOOM_WHY_ROOT_NONPOSITIVE, /* the root entity: system minus children <= 0 */
+	CGOOM_WHY_NO_FOOTPRINT,    /* memory.stat and memory.current unreadable */
+	CGOOM_WHY_ROOT_UNKNOWN,    /* the root entity: a top-level memcg has no footprint */
 	CGOOM_WHY_MAX,
 };
 

@@ -34,7 +34,9 @@
  *  - Not measurable, so kept in: shmem swapped out (in
  *    memory.swap.current, which nothing splits), and everything of a
  *    memcg whose memory.stat is unreadable (its fallback, an upper
- *    bound). A memcg known only by its bound keeps its bound: the rule
+ *    bound). One whose memory.current is unreadable too has no figure
+ *    (sel_charge.unknown): it is no candidate, and no remainder that
+ *    would take it off (the root, a parked charge) is one either. A memcg known only by its bound keeps its bound: the rule
  *    only takes away, so the bound stays an upper bound, and the exact
  *    figure comes with memory.stat when the plan reads it.
  *  - A remainder (the root's own share, a delegation root's parked
@@ -83,10 +85,14 @@ void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret
 		v.bounded = true;
 	} else if (c->stat_ok) {
 		charge_of_stat(&c->stat, c->swap_current, &v);
-	} else {
+	} else if (c->current_ok) {
 		/* an upper bound: never under-reports a cgroup whose stats are bad */
-		v.raw = s64(sel_add(c->current_ok ? c->current : 0, c->swap_current));
+		v.raw = s64(sel_add(c->current, c->swap_current));
 		v.fallback = true;
+	} else {
+		/* nothing to go by: not 0, which would hide the cgroup and let
+		 * its charge flow to whatever takes it off (the root) */
+		v.unknown = true;
 	}
 	*ret = v;
 }
@@ -99,6 +105,7 @@ void sel_charge_sub(struct sel_charge *a, const struct sel_charge *b)
 	a->mapped = sel_add_s(a->mapped, -b->mapped);
 	a->shmem_known &= b->shmem_known;
 	a->fallback |= b->fallback;
+	a->unknown |= b->unknown;
 }
 
 uint64_t sel_charge_unmapped(const struct sel_charge *c)
@@ -209,6 +216,7 @@ void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set
 	p.any |= p.unchecked;
 	p.bounded = rem.bounded;
 	p.fallback |= rem.fallback;
+	p.unknown = rem.unknown;
 	p.unmapped = sel_charge_unmapped(&rem);
 	p.footprint = sel_charge_footprint(&rem);
 	*ret = p;

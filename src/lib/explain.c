@@ -51,6 +51,9 @@ static const char *const why_text[CGOOM_WHY_MAX] = {
 	[CGOOM_WHY_NO_ELIGIBLE] = "no eligible process",
 	[CGOOM_WHY_NO_MEMINFO] = "no /proc/meminfo",
 	[CGOOM_WHY_ROOT_NONPOSITIVE] = "footprint <= 0 after subtracting the top-level cgroups",
+	[CGOOM_WHY_NO_FOOTPRINT] = "footprint unknown: memory.stat and memory.current unreadable",
+	[CGOOM_WHY_ROOT_UNKNOWN] = "a top-level cgroup's footprint is unknown, so the root's own share "
+				   "is too",
 };
 
 const char *cgoom_why_text(enum cgoom_why w)

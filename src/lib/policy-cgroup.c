@@ -15,7 +15,7 @@ static void finish_entity(const struct cgoom_settings *set, struct cgoom_decisio
 	e->pref = (enum cgoom_pref)g->pref.value;
 	e->bias = g->bias.value;
 	e->score = sel_add_s(sel_s64(e->footprint), sel_mul_s(e->bias, sel_s64(d->domain_size / 1000)));
-	if (eligible_leaves == 0) {
+	if (eligible_leaves == 0 || e->why == CGOOM_WHY_NO_FOOTPRINT) {
 		e->eligible = false;
 		if (!e->why)
 			e->why = e->pref == CGOOM_PREF_OMIT ? CGOOM_WHY_OMIT : CGOOM_WHY_NO_ELIGIBLE;
@@ -65,7 +65,7 @@ static void close_roots(const struct cgoom_snapshot *s, const struct cgoom_setti
 			continue;
 		struct sel_parked p;
 		sel_parked(s, set, a, &p);
-		if (p.footprint == 0 || !p.any)
+		if ((p.footprint == 0 && !p.unknown) || !p.any)
 			continue;
 		struct cgoom_candidate *e = sel_add_candidate(d);
 		e->kind = CGOOM_KIND_UNATTRIBUTED;
@@ -76,6 +76,8 @@ static void close_roots(const struct cgoom_snapshot *s, const struct cgoom_setti
 		e->bounded = p.bounded;
 		e->unchecked = p.unchecked;
 		e->fallback = p.fallback;
+		if (p.unknown)
+			e->why = CGOOM_WHY_NO_FOOTPRINT;
 		finish_entity(set, d, e, p.eligible ? 1 : 0);
 	}
 }
@@ -121,6 +123,8 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 			group->bounded |= p.bounded;
 			group->unchecked |= p.unchecked;
 			group->fallback |= p.fallback;
+			if (p.unknown)
+				group->why = CGOOM_WHY_NO_FOOTPRINT;
 			group_root = m;
 		}
 		if (c->has_memcg_children)
@@ -133,6 +137,8 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		group->footprint = sel_add(group->footprint, sel_charge_footprint(&ch));
 		group->unmapped = sel_add(group->unmapped, sel_charge_unmapped(&ch));
 		group->fallback |= ch.fallback;
+		if (ch.unknown)
+			group->why = CGOOM_WHY_NO_FOOTPRINT; /* the entity's sum too */
 		group->bounded |= c->stat_deferred;
 		group->unchecked |= c->deferred;
 		group_eligible++;
@@ -179,6 +185,10 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		 * cgroup whose memory.stat covers exactly what we can see */
 		sel_charge_of(s, 0, &sys);
 		root->fallback = sys.fallback;
+		if (sys.unknown) {
+			root->why = CGOOM_WHY_NO_FOOTPRINT;
+			have_sys = false;
+		}
 	} else if (!s->meminfo_ok) {
 		/* not reached through cgoom_rank, which refuses the system
 		 * domain without /proc/meminfo (T unknown); safe all the same */
@@ -219,7 +229,13 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		}
 		root->footprint = sel_charge_footprint(&sys);
 		root->unmapped = sel_charge_unmapped(&sys);
-		if (root->footprint == 0) {
+		if (sys.unknown) {
+			/* a top-level memcg without a figure: what is left is no
+			 * measure of the root's own share (SPEC 4: a memcg's
+			 * charge never flows to the root) */
+			root->why = CGOOM_WHY_ROOT_UNKNOWN;
+			eligible = false;
+		} else if (root->footprint == 0) {
 			root->why = CGOOM_WHY_ROOT_NONPOSITIVE;
 			eligible = false;
 		}

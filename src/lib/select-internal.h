@@ -75,6 +75,8 @@ struct sel_charge {
 	bool shmem_known;      /* both were there */
 	bool fallback;         /* raw is memory.current + memory.swap.current */
 	bool bounded;          /* raw is an upper bound: leaves out nothing */
+	bool unknown;          /* no figure at all (memory.stat and memory.current
+				* unreadable): raw is 0, and so is nothing */
 };
 /* Memcg i's charge: its memory.stat, its fallback, or its bound. */
 void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret);
@@ -98,6 +100,8 @@ struct sel_parked {
 	bool bounded;       /* an upper bound: some memcg inside is deferred */
 	bool unchecked;     /* processes inside not all read */
 	bool fallback;      /* an unreadable memory.stat went into it */
+	bool unknown;       /* R's charge, or that of a memcg holding processes
+			     * inside it, cannot be had: no figure */
 	bool any;           /* r's subtree holds a process (not a kernel thread) */
 	bool eligible;      /* ... an eligible one, for all we know */
 };

@@ -62,6 +62,39 @@ static void test_unattributed_removed_memcg(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* SPEC 4: m2 holds the mover, and neither its memory.stat nor its
+ * memory.current can be read: its charge is unknown, so what is parked
+ * below u (u's own charge minus m2's) is unknown too. Taken as 0, all
+ * of u's 201 MiB was "parked" and the mover died for the innocent's
+ * 150 MiB; now neither m2, nor u's parked charge, nor a tree u holding
+ * them is an eligible candidate, each saying why. */
+static void test_unknown_charge_not_parked(void)
+{
+	static const char *const cfgs[] = {
+		CFG_TOP "[cgroup \"/top/u\"]\ndelegate = yes\n",
+		CFG_TOP "[cgroup \"/top/u\"]\ndelegate = yes\noom_policy = tree\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		struct cgoom_snapshot s;
+		removed_m1(&s);
+		struct cgoom_cgroup *m2 = &s.cgroups[sb_idx(&s, "/top/u/m2")];
+		m2->stat_ok = m2->current_ok = false;
+		struct cgoom_config c = cfg_of(cfgs[i]);
+		sb_done(&s, &c);
+		struct cgoom_decision d = sb_select(&s, "/top");
+		CHECK_EQ_INT(d.victim_pid, 900);
+		CHECK_EQ_INT(d.n_eligible, 1);
+		const struct cgoom_candidate *u =
+			find_cand(&s, &d, i ? "/top/u" : "/top/u/m2", i ? CGOOM_KIND_TREE : CGOOM_KIND_LEAF);
+		CHECK(u && !u->eligible && u->why == CGOOM_WHY_NO_FOOTPRINT);
+		u = find_cand(&s, &d, "/top/u", CGOOM_KIND_UNATTRIBUTED);
+		CHECK(i ? u == NULL : u && !u->eligible && u->why == CGOOM_WHY_NO_FOOTPRINT);
+		cgoom_decision_free(&d);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
+}
+
 /* The same, u a delegation root by its owner (cgroup.procs) */
 static void test_unattributed_owner_root(void)
 {
@@ -468,6 +501,7 @@ int main(void)
 		TAP(test_root_shmem_remainder),
 		TAP(test_bound_parked_exact),
 		TAP(test_kill_promise),
+		TAP(test_unknown_charge_not_parked),
 		{ 0 },
 	});
 }
