@@ -37,7 +37,8 @@ enum cgoom_why {
 	CGOOM_WHY_NO_ELIGIBLE,     /* an entity without an eligible process */
 	CGOOM_WHY_NO_MEMINFO,      /* the root entity: no /proc/meminfo */
 	CGOOM_WHY_ROOT_NONPOSITIVE, /* the root entity: system minus children <= 0 */
-	CGOOM_WHY_NO_FOOTPRINT,    /* memory.stat and memory.current unreadable */
+	CGOOM_WHY_NO_FOOTPRINT,    /* memory.stat and memory.current unreadable, or
+				    * memory.swap.current unreadable and unbounded */
 	CGOOM_WHY_ROOT_UNKNOWN,    /* the root entity: a top-level memcg has no footprint */
 	CGOOM_WHY_MAX,
 };
@@ -61,7 +62,8 @@ struct cgoom_candidate {
 	enum cgoom_pref pref;
 	int bias;        /* cgroups: the bias applied; processes: oom_score_adj */
 	bool eligible;   /* false: listed for the explanation only, never chosen */
-	bool fallback;   /* footprint from memory.current + memory.swap.current */
+	bool fallback;   /* footprint an upper bound: memory.current + memory.swap.current
+			  * for memory.stat, or a bound of memory.swap.current (charge.c) */
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	uint64_t unmapped; /* shmem no process maps, left out of footprint (SPEC 4) */
@@ -178,8 +180,9 @@ int64_t cgoom_badness(const struct cgoom_process *p, uint64_t T);
 uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
 				   const struct cgoom_decision *d);
 
-/* Footprint of memcg i (SPEC 4); *ret_fallback says whether it came from
- * memory.current + memory.swap.current because memory.stat was bad. It
+/* Footprint of memcg i (SPEC 4); *ret_fallback says whether it is an
+ * upper bound: from memory.current + memory.swap.current because
+ * memory.stat was bad, or with a bound of a bad memory.swap.current. It
  * leaves out the shmem no process maps (src/lib/charge.c argues how
  * that is measured): cgoom_memcg_unmapped_shmem(). */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);

@@ -55,6 +55,8 @@ struct cgoom_cgroup {
 	bool current_ok; /* memory.current */
 	uint64_t current;
 	uint64_t swap_current; /* memory.swap.current, 0 if absent */
+	bool swap_bad;         /* memory.swap.current there but unreadable or
+				* malformed: swap_current (0) is unknown */
 	uint64_t max;          /* memory.max; UINT64_MAX for "max" or absent */
 	bool has_swap_max;
 	uint64_t swap_max; /* memory.swap.max; UINT64_MAX for "max" */

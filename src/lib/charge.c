@@ -34,7 +34,9 @@
  *  - Not measurable, so kept in: shmem swapped out (in
  *    memory.swap.current, which nothing splits), and everything of a
  *    memcg whose memory.stat is unreadable (its fallback, an upper
- *    bound). One whose memory.current is unreadable too has no figure
+ *    bound), and the swap of one whose memory.swap.current is there but
+ *    unreadable (its bound: memory.swap.max, the swap in use
+ *    system-wide). One whose memory.current is unreadable too has no figure
  *    (sel_charge.unknown): it is no candidate, and no remainder that
  *    would take it off (the root, a parked charge) is one either. A memcg known only by its bound keeps its bound: the rule
  *    only takes away, so the bound stays an upper bound, and the exact
@@ -75,19 +77,47 @@ uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_cu
 	return sel_charge_footprint(&v);
 }
 
+/* Memcg c's swap: memory.swap.current, or when that is there but cannot
+ * be read, an upper bound of it, *ret_bound set: its memory.swap.max and
+ * the swap in use system-wide (SwapTotal - SwapFree), whichever is less.
+ * false when neither is known. */
+static bool swap_of(const struct cgoom_snapshot *s, const struct cgoom_cgroup *c, uint64_t *ret,
+		    bool *ret_bound)
+{
+	*ret = c->swap_current;
+	*ret_bound = c->swap_bad;
+	if (!c->swap_bad)
+		return true;
+	uint64_t b = c->has_swap_max ? c->swap_max : UINT64_MAX;
+	if (s->meminfo_ok) {
+		const struct cgoom_meminfo *mi = &s->meminfo;
+		uint64_t used = mi->swap_total > mi->swap_free ? mi->swap_total - mi->swap_free : 0;
+		b = used < b ? used : b;
+	}
+	*ret = b;
+	return b != UINT64_MAX;
+}
+
 void sel_charge_of(const struct cgoom_snapshot *s, int i, struct sel_charge *ret)
 {
 	const struct cgoom_cgroup *c = &s->cgroups[i];
 	struct sel_charge v = { 0 };
+	uint64_t swap;
+	bool swap_bound;
+	bool swap_known = swap_of(s, c, &swap, &swap_bound);
 	if (c->stat_deferred) {
 		/* not read yet: its bound (cgoom_candidate.bounded says so) */
 		v.raw = s64(cgoom_memcg_bound(s, i));
 		v.bounded = true;
+	} else if (!swap_known) {
+		v.unknown = true; /* as below: no figure of its swap */
 	} else if (c->stat_ok) {
-		charge_of_stat(&c->stat, c->swap_current, &v);
+		/* with a bound of the swap, the whole is one (a fallback) */
+		charge_of_stat(&c->stat, swap, &v);
+		v.fallback = swap_bound;
 	} else if (c->current_ok) {
 		/* an upper bound: never under-reports a cgroup whose stats are bad */
-		v.raw = s64(sel_add(c->current, c->swap_current));
+		v.raw = s64(sel_add(c->current, swap));
 		v.fallback = true;
 	} else {
 		/* nothing to go by: not 0, which would hide the cgroup and let

@@ -51,7 +51,8 @@ static const char *const why_text[CGOOM_WHY_MAX] = {
 	[CGOOM_WHY_NO_ELIGIBLE] = "no eligible process",
 	[CGOOM_WHY_NO_MEMINFO] = "no /proc/meminfo",
 	[CGOOM_WHY_ROOT_NONPOSITIVE] = "footprint <= 0 after subtracting the top-level cgroups",
-	[CGOOM_WHY_NO_FOOTPRINT] = "footprint unknown: memory.stat and memory.current unreadable",
+	[CGOOM_WHY_NO_FOOTPRINT] = "footprint unknown: memory.stat and memory.current unreadable, or "
+				   "memory.swap.current unreadable and unbounded",
 	[CGOOM_WHY_ROOT_UNKNOWN] = "a top-level cgroup's footprint is unknown, so the root's own share "
 				   "is too",
 };
@@ -107,7 +108,10 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				    s->cgroups[v->cgroup].path, d->n_eligible,
 				    cgoom_human_size(v->footprint, h1, sizeof(h1)), v->bias,
 				    cgoom_pref_name(v->pref),
-				    v->fallback ? ", from memory.current: memory.stat unreadable" : "", p->pid,
+				    v->fallback ? ", an upper bound: memory.stat or memory.swap.current "
+						  "unreadable"
+						: "",
+				    p->pid,
 				    p->comm, cgoom_human_size(psize, h2, sizeof(h2)));
 	if (v->kind == CGOOM_KIND_UNATTRIBUTED)
 		cgoom_strbuf_printf(b, "; the footprint is charge below delegation root %s that no cgroup "
@@ -319,7 +323,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				    cgoom_pref_name(c->pref), c->bias);
 		cgoom_strbuf_free(&path);
 		if (c->fallback)
-			cgoom_strbuf_printf(b, "  (memory.stat unreadable: memory.current used)");
+			cgoom_strbuf_printf(b, "  (an upper bound: memory.stat or memory.swap.current "
+					       "unreadable)");
 		if (c->unchecked && !c->bounded)
 			cgoom_strbuf_printf(b, "  (processes not read)");
 		if (c->kind == CGOOM_KIND_UNATTRIBUTED)

@@ -116,8 +116,8 @@ static bool bound_broken(const struct cgoom_snapshot *s, int domain, struct cgoo
 	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++) {
 		int i = s->preorder[k];
 		const struct cgoom_cgroup *c = &s->cgroups[i];
-		if (c->memcg != i || !c->stat_ok || c->stat_deferred || !c->current_ok)
-			continue;
+		if (c->memcg != i || !c->stat_ok || c->stat_deferred || !c->current_ok || c->swap_bad)
+			continue; /* (a swap_bad footprint holds a bound of its swap) */
 		if (cgoom_memcg_footprint(s, i, NULL) <= cgoom_memcg_bound(s, i))
 			continue;
 		if (!c->deferred)

@@ -139,25 +139,34 @@ int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbu
 	return r;
 }
 
-/* Reads a one-number file; true when it was there and parsed. */
-bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file,
-			enum num_kind kind, uint64_t *ret)
+/* Reads a one-number file: 0 when it was there and parsed, else the
+ * read's error or -EBADMSG (malformed, noted). */
+static int cg_read_num(struct reader *rd, struct stage *st, const char *file, enum num_kind kind,
+		       uint64_t *ret)
 {
 	struct rbuf *b = &rd->buf;
 	int64_t v;
 	int r;
 
-	if (rd_cg_read(rd, st, file, b, FILE_MAX) < 0)
-		return false;
+	if ((r = rd_cg_read(rd, st, file, b, FILE_MAX)) < 0)
+		return r;
 	if (kind == N_U64)
 		r = cgoom_parse_u64(b->p, b->len, ret);
 	else if (kind == N_LIMIT)
 		r = cgoom_parse_limit(b->p, b->len, ret);
 	else if ((r = cgoom_parse_int(b->p, b->len, 0, 1, &v)) == 0)
 		*ret = (uint64_t)v;
-	if (r < 0)
+	if (r < 0) {
 		rd_note(rd, st->path, file, "malformed");
-	return r == 0;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file,
+			enum num_kind kind, uint64_t *ret)
+{
+	return cg_read_num(rd, st, file, kind, ret) == 0;
 }
 
 static void read_memory_files(struct reader *rd, struct stage *st, bool is_root)
@@ -180,7 +189,11 @@ static void read_memory_files(struct reader *rd, struct stage *st, bool is_root)
 		st->stat_missing = true; /* noted once we know the cgroup is not gone */
 
 	c->current_ok = rd_cg_read_num(rd, st, "memory.current", N_U64, &c->current);
-	st->swap_read = rd_cg_read_num(rd, st, "memory.swap.current", N_U64, &c->swap_current);
+	r = cg_read_num(rd, st, "memory.swap.current", N_U64, &c->swap_current);
+	st->swap_read = r == 0;
+	/* absent (no swap accounting): 0 (SPEC 4); there but unreadable or
+	 * malformed: unknown, not 0 (charge.c bounds it) */
+	c->swap_bad = r < 0 && r != -ENOENT && r != -ENODEV;
 	if (!st->swap_read)
 		c->swap_current = 0;
 	if (!rd_cg_read_num(rd, st, "memory.max", N_LIMIT, &c->max))

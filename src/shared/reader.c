@@ -112,6 +112,7 @@ void rd_copy_as_read(struct cgoom_cgroup *d, const struct cgoom_cgroup *c)
 	d->current_ok = c->current_ok;
 	d->current = c->current;
 	d->swap_current = c->swap_current;
+	d->swap_bad = c->swap_bad;
 	d->max = c->max;
 	d->has_swap_max = c->has_swap_max;
 	d->swap_max = c->swap_max;

@@ -95,6 +95,43 @@ static void test_unknown_charge_not_parked(void)
 	}
 }
 
+/* SPEC 4: a memory.swap.current that is there but malformed is no 0:
+ * its swap is bounded by memory.swap.max and the swap in use (here
+ * /proc/meminfo is gone, and the domain's T needs none of it); with
+ * neither, the footprint is unknown and /d/a no eligible candidate. */
+static void test_swap_unreadable_bounded_or_unknown(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	s.meminfo_ok = false;
+	int dom = sb_cg(&s, "/d", 0);
+	s.cgroups[dom].max = 1024 * MiB;
+	s.cgroups[dom].has_swap_max = true;
+	s.cgroups[dom].swap_max = 0; /* T = memory.max */
+	int a = sb_cg(&s, "/d/a", 300);
+	sb_cg(&s, "/d/b", 200);
+	sb_proc(&s, 10, "/d/a", 300, 0);
+	sb_proc(&s, 20, "/d/b", 200, 0);
+	s.cgroups[a].swap_bad = true;
+	struct cgoom_config c = cfg_of("[cgroup \"/d\"]\noom_policy = cgroup\n");
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/d");
+	CHECK_EQ_INT(d.victim_pid, 20);
+	const struct cgoom_candidate *e = find_cand(&s, &d, "/d/a", CGOOM_KIND_LEAF);
+	CHECK(e && !e->eligible && e->why == CGOOM_WHY_NO_FOOTPRINT);
+	cgoom_decision_free(&d);
+	/* its memory.swap.max (10 MiB) bounds it: 310 MiB, an upper bound */
+	s.cgroups[a].has_swap_max = true;
+	s.cgroups[a].swap_max = 10 * MiB;
+	d = sb_select(&s, "/d");
+	CHECK_EQ_INT(d.victim_pid, 10);
+	CHECK_EQ_U64(d.candidates[0].footprint, 310 * MiB);
+	CHECK(d.candidates[0].fallback);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
 /* The same, u a delegation root by its owner (cgroup.procs) */
 static void test_unattributed_owner_root(void)
 {
@@ -502,6 +539,7 @@ int main(void)
 		TAP(test_bound_parked_exact),
 		TAP(test_kill_promise),
 		TAP(test_unknown_charge_not_parked),
+		TAP(test_swap_unreadable_bounded_or_unknown),
 		{ 0 },
 	});
 }
