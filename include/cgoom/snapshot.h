@@ -61,6 +61,9 @@ struct cgoom_cgroup {
 	bool has_swap_max;
 	uint64_t swap_max; /* memory.swap.max; UINT64_MAX for "max" */
 	bool oom_group;    /* memory.oom.group == 1 */
+	/* cgroup.procs malformed, or a process it lists there but unreadable
+	 * (skipped, noted): some member's eligibility is unknown */
+	bool procs_unknown;
 	struct cgoom_raw_settings raw;
 	/* Read lazily (branch and bound): a childless memcg whose body
 	 * (memory.max, memory.oom.group, cgroup.procs and its processes) is

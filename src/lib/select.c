@@ -312,7 +312,12 @@ static void fill_kill_set(const struct cgoom_snapshot *s, const struct cgoom_set
 		d->use_cgroup_kill = false;
 		return;
 	}
+	/* SPEC 5: cgroup.kill only when no member is ineligible; one that
+	 * could not be read may be protected */
 	bool protected_member = false;
+	for (size_t c = 0; c < s->n_cgroups; c++)
+		if (s->cgroups[c].procs_unknown && cgoom_snapshot_is_under(s, (int)c, d->scope))
+			protected_member = true;
 	int k;
 	for (size_t it = cgoom_subtree_begin(s, d->scope); cgoom_subtree_next(s, d->scope, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];

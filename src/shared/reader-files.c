@@ -332,8 +332,12 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 	int n;
 
 	rd->n_pids = 0;
-	if (rd_cg_read(rd, st, "cgroup.procs", &rd->procs, PROCS_MAX) < 0)
+	n = rd_cg_read(rd, st, "cgroup.procs", &rd->procs, PROCS_MAX);
+	if (n < 0) {
+		/* absent or gone: nothing in it; else unknown (noted) */
+		st->c.procs_unknown = n != -ENOENT && n != -ENODEV;
 		return;
+	}
 	while ((n = cgoom_parse_pids(rd->procs.p, rd->procs.len, rd->pids, rd->cap_pids)) >= 0 &&
 	       (size_t)n > rd->cap_pids)
 		if (cgfs_grow(&rd->pids, &rd->cap_pids, (size_t)n, sizeof *rd->pids) < 0) {
@@ -342,6 +346,7 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 		}
 	if (n < 0) {
 		rd_note(rd, st->path, "cgroup.procs", "malformed");
+		st->c.procs_unknown = true;
 		return;
 	}
 	for (int i = 0; i < n; i++) {
@@ -489,13 +494,18 @@ out_fail:
 void rd_stage_processes(struct reader *rd, int cgroup)
 {
 	rd->n_staged = 0;
+	rd->staged_unknown = false;
 	if (cgfs_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged) < 0) {
 		rd_fail(rd, "/proc", NULL, ENOMEM);
 		return;
 	}
-	for (size_t i = 0; i < rd->n_pids && !rd->err; i++)
-		if (read_process(rd, rd->pids[i], cgroup, &rd->staged[rd->n_staged]) == 0)
+	for (size_t i = 0; i < rd->n_pids && !rd->err; i++) {
+		int r = read_process(rd, rd->pids[i], cgroup, &rd->staged[rd->n_staged]);
+		if (r == 0)
 			rd->n_staged++;
+		else if (r != -ENOENT && r != -ESRCH)
+			rd->staged_unknown = true; /* there, but whether eligible is unknown */
+	}
 }
 
 void rd_read_system(struct reader *rd)
@@ -578,6 +588,7 @@ void rd_commit(struct reader *rd, struct stage *st, int idx)
 	if (st->stat_missing)
 		rd_note(rd, st->path, "memory.stat", "missing");
 	rd_copy_as_read(&rd->s->cgroups[idx], &st->c);
+	rd->s->cgroups[idx].procs_unknown = st->c.procs_unknown || rd->staged_unknown;
 	for (size_t i = 0; i < rd->n_staged && !rd->err; i++) {
 		int r;
 

@@ -30,6 +30,7 @@ struct reader {
 	size_t n_pids, cap_pids;
 	struct cgoom_process *staged; /* its processes, read but not yet added */
 	size_t n_staged, cap_staged;
+	bool staged_unknown; /* some process listed could not be read (not gone) */
 	uint8_t *seen; /* PID bitmap: listed by some cgroup already */
 	bool limit_noted;
 	/* branch and bound (reader-lazy.c) */

@@ -351,6 +351,9 @@ static void test_malformed_pid_files(void)
 	CHECK(has_note("/proc/11/status: malformed"));
 	CHECK(has_note("/proc/12/oom_score_adj: malformed"));
 	CHECK(has_note("/proc/13/stat: malformed"));
+	/* SPEC 5: whether they may be killed is unknown, which a scope's
+	 * cgroup.kill must know */
+	CHECK(cg("/a")->procs_unknown);
 }
 
 static void test_pid_without_proc_entry(void)
@@ -362,6 +365,7 @@ static void test_pid_without_proc_entry(void)
 	CHECK_EQ_INT(g_snap.n_procs, 1);
 	CHECK(!proc(20) && proc(21));
 	CHECK(has_note("/proc/20: gone"));
+	CHECK(!cg("/a")->procs_unknown); /* a process gone is no member */
 }
 
 static void test_duplicate_pid(void)
