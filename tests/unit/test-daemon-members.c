@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,86 +69,137 @@ static uint64_t starttime_now(pid_t pid)
 	return n > 0 && cgoom_parse_pid_stat(buf, (size_t)n, &st) == 0 ? st.starttime : 0;
 }
 
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+/* A fake cgroup tree in g_root: directory REL (parents made too) whose
+ * cgroup.procs lists pids; the file's path goes to path. */
+static void cg_make(const char *rel, const char *pids, char *path, size_t cap)
+{
+	if (!g_root[0]) {
+		snprintf(g_root, sizeof g_root, "/tmp/cgoom-members-XXXXXX");
+		CHECK(mkdtemp(g_root) != NULL);
+	}
+	snprintf(path, cap, "%s/%s", g_root, rel);
+	for (char *sl = path + strlen(g_root) + 1;; sl++) {
+		if (*sl != '/' && *sl)
+			continue;
+		char c = *sl;
+		*sl = '\0';
+		CHECK(mkdir(path, 0755) == 0 || errno == EEXIST);
+		*sl = c;
+		if (!c)
+			break;
+	}
+	strncat(path, "/cgroup.procs", cap - strlen(path) - 1);
+	CHECK(write_text(path, pids) == 0);
+}
+
+/* A snapshot m->s (built by the test) decided in domain with config
+ * cfg, and its standby's members re-check opened against g_root and
+ * the real /proc. */
+struct mcase {
+	struct cgoom_snapshot s;
+	struct cgoom_config cfg;
+	struct cgoom_decision d;
+	struct daemon *dm;
+	struct standby sb;
+};
+
+/* m->s: domain (memory.max 1 GiB) holding entity (itself, or a child),
+ * with a (200 MiB) and b (100 MiB) in the entity; the entity's fake
+ * cgroup.procs (its path in path) lists them. */
+static void mcase_snap(struct mcase *m, const char *domain, const char *entity, pid_t a, pid_t b,
+		       char *path, size_t cap)
+{
+	char procs[64];
+	snprintf(procs, sizeof procs, "%d\n%d\n", (int)a, (int)b);
+	cg_make(entity + 1, procs, path, cap);
+	sb_init(&m->s, 0);
+	if (strcmp(domain, entity))
+		sb_cg(&m->s, domain, 0);
+	sb_cg(&m->s, entity, 300);
+	m->s.cgroups[sb_idx(&m->s, domain)].max = 1024 * MiB;
+	sb_proc(&m->s, (int)a, entity, 200, 0);
+	sb_proc(&m->s, (int)b, entity, 100, 0);
+}
+
+static void mcase_open(struct mcase *m, const char *cfg, const char *domain)
+{
+	for (size_t i = 0; i < m->s.n_procs; i++)
+		m->s.procs[i].starttime = starttime_now(m->s.procs[i].pid);
+	m->cfg = cfg_of(cfg);
+	sb_done(&m->s, &m->cfg);
+	m->d = sb_select(&m->s, domain);
+	m->dm = calloc(1, sizeof(*m->dm));
+	CHECK(m->dm != NULL);
+	m->dm->roots.cgroup_fd = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m->dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	m->sb = (struct standby){ 0 };
+	m->sb.snap = m->s;
+	m->sb.dec = m->d;
+	m->sb.settings = sb_set; /* a copy: freed with sb_set, not by the standby */
+	standby_members_open(m->dm, &m->sb);
+}
+
+static void mcase_free(struct mcase *m)
+{
+	standby_members_free(&m->sb);
+	close(m->dm->roots.cgroup_fd);
+	close(m->dm->roots.proc_fd);
+	free(m->dm);
+	cgoom_decision_free(&m->d);
+	cgoom_snapshot_free(&m->s);
+	cgoom_config_free(&m->cfg);
+	cgoom_settings_free(&sb_set);
+	reap_all();
+	nftw(g_root, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	g_root[0] = '\0';
+}
+
 static void test_members_real_children(void)
 {
 	pid_t a = spawn(), b = spawn(), c = spawn();
 	CHECK(a > 0 && b > 0 && c > 0);
 	/* /d (policy cgroup, memory.max 1 GiB) holds entity /d/e (a and b)
 	 * and a smaller rival /d/f */
-	snprintf(g_root, sizeof g_root, "/tmp/cgoom-members-XXXXXX");
-	CHECK(mkdtemp(g_root) != NULL);
 	char path[128], procs[64];
-	snprintf(path, sizeof path, "%s/d", g_root);
-	CHECK(mkdir(path, 0755) == 0);
-	snprintf(path, sizeof path, "%s/d/e", g_root);
-	CHECK(mkdir(path, 0755) == 0);
-	snprintf(path, sizeof path, "%s/d/e/cgroup.procs", g_root);
-	snprintf(procs, sizeof procs, "%d\n%d\n", (int)a, (int)b);
-	CHECK(write_text(path, procs) == 0);
-
-	struct cgoom_snapshot s;
-	sb_init(&s, 0);
-	sb_cg(&s, "/d", 0);
-	sb_cg(&s, "/d/e", 300);
-	sb_cg(&s, "/d/f", 100);
-	s.cgroups[sb_idx(&s, "/d")].max = 1024 * MiB;
-	sb_proc(&s, (int)a, "/d/e", 200, 0);
-	sb_proc(&s, (int)b, "/d/e", 100, 0);
-	sb_proc(&s, (int)c, "/d/f", 100, 0);
-	for (size_t i = 0; i < s.n_procs; i++)
-		s.procs[i].starttime = starttime_now(s.procs[i].pid);
-	struct cgoom_config cfg = cfg_of("[cgroup \"/d\"]\noom_policy = cgroup\n");
-	sb_done(&s, &cfg);
-	struct cgoom_decision d = sb_select(&s, "/d");
-	CHECK(d.has_victim && d.victim_pid == a);
-
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	CHECK(dm != NULL);
-	dm->roots.cgroup_fd = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct standby sb = { 0 };
-	sb.snap = s;
-	sb.dec = d;
-	sb.settings = sb_set; /* a copy: freed below with sb_set, not by the standby */
-	standby_members_open(dm, &sb);
-	CHECK(sb.members != NULL && sb.n_members == 2 && sb.n_procs_fds == 1);
+	struct mcase m;
+	mcase_snap(&m, "/d", "/d/e", a, b, path, sizeof path);
+	sb_cg(&m.s, "/d/f", 100);
+	sb_proc(&m.s, (int)c, "/d/f", 100, 0);
+	mcase_open(&m, "[cgroup \"/d\"]\noom_policy = cgroup\n", "/d");
+	CHECK(m.d.has_victim && m.d.victim_pid == a);
+	struct daemon *dm = m.dm;
+	struct standby *sb = &m.sb;
+	CHECK(sb->members != NULL && sb->n_members == 2 && sb->n_procs_fds == 1);
 
 	/* the children are equal in memory; a's oom_score_adj (500 of T = 1
 	 * GiB) makes it the largest, as the snapshot said */
 	CHECK(set_adj(a, 500) == 0);
-	CHECK(standby_members_ok(dm, &sb));
+	CHECK(standby_members_ok(dm, sb));
 	/* a newcomer in the entity: a full read would rank it too */
 	snprintf(procs, sizeof procs, "%d\n%d\n%d\n", (int)a, (int)b, (int)c);
 	CHECK(write_text(path, procs) == 0);
-	CHECK(!standby_members_ok(dm, &sb));
+	CHECK(!standby_members_ok(dm, sb));
 	snprintf(procs, sizeof procs, "%d\n%d\n", (int)a, (int)b);
 	CHECK(write_text(path, procs) == 0);
-	CHECK(standby_members_ok(dm, &sb));
+	CHECK(standby_members_ok(dm, sb));
 	/* b overtakes a without the domain growing at all */
 	CHECK(set_adj(b, 900) == 0);
-	CHECK(!standby_members_ok(dm, &sb));
+	CHECK(!standby_members_ok(dm, sb));
 	/* b exits: a leads again */
 	reap(b);
-	CHECK(standby_members_ok(dm, &sb));
+	CHECK(standby_members_ok(dm, sb));
 	/* P itself exits: no proof */
 	reap(a);
-	CHECK(!standby_members_ok(dm, &sb));
-
-	standby_members_free(&sb);
-	close(dm->roots.cgroup_fd);
-	close(dm->roots.proc_fd);
-	free(dm);
-	cgoom_decision_free(&d);
-	cgoom_snapshot_free(&s);
-	cgoom_config_free(&cfg);
-	cgoom_settings_free(&sb_set);
-	reap_all();
-	unlink(path);
-	snprintf(path, sizeof path, "%s/d/e", g_root);
-	rmdir(path);
-	snprintf(path, sizeof path, "%s/d", g_root);
-	rmdir(path);
-	rmdir(g_root);
+	CHECK(!standby_members_ok(dm, sb));
+	mcase_free(&m);
 }
 
 /* SPEC 2: P's main thread exited (pthread_exit) while another thread
@@ -160,59 +212,20 @@ static void test_members_leader_exited(void)
 	int tid;
 	pid_t a = spawn_leader_exited(&tid), b = spawn();
 	CHECK(a > 0 && tid > 0 && b > 0);
-	snprintf(g_root, sizeof g_root, "/tmp/cgoom-members-XXXXXX");
-	CHECK(mkdtemp(g_root) != NULL);
-	char path[128], procs[64];
-	snprintf(path, sizeof path, "%s/e", g_root);
-	CHECK(mkdir(path, 0755) == 0);
-	snprintf(path, sizeof path, "%s/e/cgroup.procs", g_root);
-	snprintf(procs, sizeof procs, "%d\n%d\n", (int)a, (int)b);
-	CHECK(write_text(path, procs) == 0);
-
-	struct cgoom_snapshot s;
-	sb_init(&s, 0);
-	sb_cg(&s, "/e", 300);
-	s.cgroups[sb_idx(&s, "/e")].max = 1024 * MiB;
-	sb_proc(&s, (int)a, "/e", 200, 0);
-	sb_proc(&s, (int)b, "/e", 100, 0);
-	for (size_t i = 0; i < s.n_procs; i++) {
-		s.procs[i].starttime = starttime_now(s.procs[i].pid);
-		if (s.procs[i].pid == a)
-			s.procs[i].mm_tid = tid;
-	}
-	struct cgoom_config cfg = cfg_of("[cgroup \"/e\"]\noom_policy = cgroup\n");
-	sb_done(&s, &cfg);
-	struct cgoom_decision d = sb_select(&s, "/e"); /* the leaf /e, P = a */
-	CHECK(d.has_victim && d.victim_pid == a);
-
-	struct daemon *dm = calloc(1, sizeof(*dm));
-	CHECK(dm != NULL);
-	dm->roots.cgroup_fd = open(g_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct standby sb = { 0 };
-	sb.snap = s;
-	sb.dec = d;
-	sb.settings = sb_set;
-	standby_members_open(dm, &sb);
-	CHECK(sb.members != NULL && sb.n_members == 2);
+	char path[128];
+	struct mcase m;
+	mcase_snap(&m, "/e", "/e", a, b, path, sizeof path);
+	for (size_t i = 0; i < m.s.n_procs; i++)
+		if (m.s.procs[i].pid == a)
+			m.s.procs[i].mm_tid = tid;
+	mcase_open(&m, "[cgroup \"/e\"]\noom_policy = cgroup\n", "/e"); /* the leaf /e */
+	CHECK(m.d.has_victim && m.d.victim_pid == a);
+	CHECK(m.sb.members != NULL && m.sb.n_members == 2);
 	CHECK(set_adj(a, 500) == 0);
-	CHECK(standby_members_ok(dm, &sb)); /* failed before: P read as a zombie */
+	CHECK(standby_members_ok(m.dm, &m.sb)); /* failed before: P read as a zombie */
 	CHECK(set_adj(b, 900) == 0);
-	CHECK(!standby_members_ok(dm, &sb)); /* b overtakes it */
-
-	standby_members_free(&sb);
-	close(dm->roots.cgroup_fd);
-	close(dm->roots.proc_fd);
-	free(dm);
-	cgoom_decision_free(&d);
-	cgoom_snapshot_free(&s);
-	cgoom_config_free(&cfg);
-	cgoom_settings_free(&sb_set);
-	reap_all();
-	unlink(path);
-	snprintf(path, sizeof path, "%s/e", g_root);
-	rmdir(path);
-	rmdir(g_root);
+	CHECK(!standby_members_ok(m.dm, &m.sb)); /* b overtakes it */
+	mcase_free(&m);
 }
 
 int main(void)
