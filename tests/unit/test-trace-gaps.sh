@@ -20,20 +20,19 @@ back() { # TS PID PRIO
 	printf '          <idle>-0       [000] d..2.  %s: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=probe next_pid=%d next_prio=%d\n' \
 		"$1" "$2" "$3"
 }
+sec() { printf '%d.%03d000' $(($1 / 1000)) $(($1 % 1000)); } # ms -> s.us
+sleeps() { # PID PRIO N EVERY_MS ASLEEP_MS: N sleeps from 10 s on
+	local k t
+	for ((k = 0; k < $3; k++)); do
+		t=$((10000 + k * $4))
+		sw "$(sec $t)" "$1" "$2" S do_nanosleep
+		back "$(sec $((t + $5)))" "$1" "$2"
+	done
+}
 {
 	echo '# tracer: nop'
-	for ((k = 0; k < 100; k++)); do
-		t=$((10000 + k * 10))
-		sw "$(printf '%d.%03d000' $((t / 1000)) $((t % 1000)))" 504 0 S do_nanosleep
-		t=$((t + 9))
-		back "$(printf '%d.%03d000' $((t / 1000)) $((t % 1000)))" 504 0
-	done
-	for ((k = 0; k < 30; k++)); do
-		t=$((10000 + k * 20))
-		sw "$(printf '%d.%03d000' $((t / 1000)) $((t % 1000)))" 608 120 S do_nanosleep
-		t=$((t + 15))
-		back "$(printf '%d.%03d000' $((t / 1000)) $((t % 1000)))" 608 120
-	done
+	sleeps 504 0 100 10 9
+	sleeps 608 120 30 20 15
 	sw 10.700000 608 120 D rwsem_down_write_slowpath
 	back 11.000000 608 120
 	sw 10.650000 609 120 S do_nanosleep
