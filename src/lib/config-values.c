@@ -75,7 +75,7 @@ int cgoom_parse_share(const char *s, struct cgoom_share *ret)
 		/* a bare number could be bytes or a percentage: refused, but
 		 * for 0, which is the same either way (SPEC 7: "sizes as
 		 * 64M/1G, shares as 5%") */
-		bool bare = s[n - 1] >= '0' && s[n - 1] <= '9';
+		bool bare = n > 0 && s[n - 1] >= '0' && s[n - 1] <= '9';
 		if (bare && (r == -ERANGE || (r == 0 && bytes != 0)))
 			return -EDOM;
 		if (r < 0)
