@@ -475,7 +475,8 @@ struct domain {
 	/* thrashing (pressure.c): the history is kept while the domain is
 	 * watched (the system: pressure seen in the last WATCH_AFTER_US with
 	 * MemAvailable under 15%; a cgroup at its limit), allocated when it
-	 * is first watched */
+	 * is first watched; a cgroup's, once there, is fed its levels alone
+	 * while out of its band */
 	struct domain_pressure {
 		struct cgoom_thrash_state st;
 		struct cgoom_thrash_facts facts; /* what the last sample judged (metrics) */
@@ -725,10 +726,11 @@ int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *
 /* Feeds d's thrashing history with the sample's pressure when d is
  * watched (the system: pressure seen lately with MemAvailable under 15%,
  * and its levels alone while pressure was seen but memory was not near
- * short; a cgroup at its limit), reading what that needs (/proc/vmstat
- * or memory.stat, swap, zram), and judges it
- * into s->thrash. psi: the PSI file as read for this sample (NULL: not
- * read); reclaim: /proc/vmstat's counters if this sample read them. */
+ * short; a cgroup at its limit, and its levels alone away from it),
+ * reading what that needs (/proc/vmstat or memory.stat, swap, zram), and
+ * judges it into s->thrash. psi: the PSI file as read for this sample
+ * (NULL: not read); reclaim: /proc/vmstat's counters if this sample read
+ * them. */
 void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		     const struct cgoom_reclaim *reclaim, struct trigger_sample *s);
 void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample *s);

@@ -229,7 +229,8 @@ static void reclaim_into(const struct cgoom_reclaim *rc, struct cgoom_pressure_p
  * stale), and judges it into s->thrash. gap: not watched, but pt (its
  * levels only) goes into the history there is, so that the windows across
  * the time not watched count as no stall (a run of short windows does
- * not go on over a stretch when memory was not short). */
+ * not go on over a stretch when memory was not short: the system's
+ * pressure seen but memory not near short; a cgroup out of its band). */
 static void feed_and_judge(struct daemon *dm, struct domain *d, bool watched, bool gap,
 			   const struct cgoom_pressure_point *pt, struct trigger_sample *s)
 {
@@ -317,7 +318,13 @@ void pressure_cgroup(struct daemon *dm, struct domain *d, struct trigger_sample 
 	}
 	if (watched)
 		reclaim_into(&cg->reclaim, &pt);
-	feed_and_judge(dm, d, watched, false, &pt, s);
+	/* out of its band, its levels (memory to spare under its limit) go
+	 * into the history there is, as the system's do while not near
+	 * short: a run of windows at its limit does not go on across time
+	 * spent away from it (fed nothing, the one window across the gap
+	 * was judged by its end alone, and a stall there is not its limit's:
+	 * global reclaim) */
+	feed_and_judge(dm, d, watched, true, &pt, s);
 }
 
 /* ---- metrics ---- */

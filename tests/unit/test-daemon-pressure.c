@@ -271,6 +271,88 @@ static void test_unwatched_gap_breaks_run(void)
 	free(dm);
 }
 
+/* Sample i (every 250 ms) of the cgroup domain /work (memory.max 500
+ * MiB, margin 10 MiB) under a 50% full stall with 40 MiB/s of refaults
+ * all along, memory.current 495 MiB (in its band: at its limit) or 300
+ * MiB (out of it), as detect_cgroup takes it: whether it is watched. */
+static bool cgroup_at(struct daemon *dm, struct domain *d, uint64_t i, bool in_band,
+		      struct trigger_sample *s)
+{
+	char psi[256];
+	int n = snprintf(psi, sizeof(psi),
+			 "some avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n"
+			 "full avg10=0.00 avg60=0.00 avg300=0.00 total=%llu\n",
+			 (unsigned long long)(i * 150000), (unsigned long long)(i * 125000));
+	if (ftruncate(d->psi_fd, 0) < 0 || pwrite(d->psi_fd, psi, (size_t)n, 0) != n)
+		return false;
+	*s = (struct trigger_sample){ .at_us = 1000000 + i * 250000,
+				      .cg = { .current = (in_band ? 495 : 300) * MiB, .max = 500 * MiB,
+					      .high = UINT64_MAX, .reclaim_valid = true } };
+	s->cg.reclaim.present = CGOOM_RECLAIM_REFAULT_ANON;
+	s->cg.reclaim.refault_anon = i * 2560; /* 10 MiB per 250 ms */
+	pressure_cgroup(dm, d, s);
+	return s->watched;
+}
+
+/* A cgroup thrashing at its limit, sampled in its band all along, fires
+ * after thrash_for; 2 s out of its band (the stall still there, but not
+ * its limit's: global reclaim) and back, the run starts over from its
+ * return and fires again only thrash_for after it. Fed nothing out of
+ * its band, the one window across the gap was judged by its end alone
+ * and counted whole (thrashing_us 5.75 s just after the return). */
+static void test_cgroup_gap_breaks_run(void)
+{
+	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	struct domain *doms[] = { &d };
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
+	d.psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
+	CHECK(d.psi_fd >= 0);
+	struct trigger_sample s;
+	uint64_t i = 0;
+	for (; i < 13; i++)
+		CHECK(cgroup_at(dm, &d, i, true, &s));
+	CHECK(s.thrash.thrashing_us >= 2500000);
+	CHECK(s.thrash.thrashing);
+	for (uint64_t end = i + 8; i < end; i++)
+		CHECK(!cgroup_at(dm, &d, i, false, &s));
+	uint64_t back = i;
+	for (uint64_t end = i + 3; i < end; i++)
+		CHECK(cgroup_at(dm, &d, i, true, &s));
+	CHECK(s.thrash.thrashing_us <= 1000000); /* since the gap, not across it */
+	CHECK(!s.thrash.thrashing);
+	while (!s.thrash.thrashing && i < back + 40)
+		cgroup_at(dm, &d, i++, true, &s);
+	CHECK(s.watched && s.thrash.thrashing);
+	CHECK((i - 1 - back) * 250000 >= cfg.thrash_for_us);
+	close(d.psi_fd);
+	pressure_free(&d);
+	free(dm);
+}
+
+/* Two samples in its band 4.75 s apart, out of it between: no window
+ * of that time is the limit's stall (once one window of 4.75 s, judged
+ * by its end, and the thrashing verdict from two samples). */
+static void test_cgroup_sparse_in_band_no_run(void)
+{
+	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	struct domain *doms[] = { &d };
+	struct daemon *dm = daemon_of(doms);
+	CHECK(dm != NULL);
+	d.psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
+	CHECK(d.psi_fd >= 0);
+	struct trigger_sample s;
+	CHECK(cgroup_at(dm, &d, 0, true, &s));
+	for (uint64_t i = 1; i < 19; i++)
+		CHECK(!cgroup_at(dm, &d, i, false, &s));
+	CHECK(cgroup_at(dm, &d, 19, true, &s));
+	CHECK_EQ_U64(s.thrash.thrashing_us, 0);
+	CHECK(!s.thrash.thrashing);
+	close(d.psi_fd);
+	pressure_free(&d);
+	free(dm);
+}
+
 static void test_pressure_metrics(void)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
@@ -318,6 +400,8 @@ int main(void)
 		TAP(test_idle_psi_read_only_without_some_trigger),
 		TAP(test_woken_after_quiet_minute_watched),
 		TAP(test_unwatched_gap_breaks_run),
+		TAP(test_cgroup_gap_breaks_run),
+		TAP(test_cgroup_sparse_in_band_no_run),
 		TAP(test_pressure_metrics),
 		{ 0 },
 	});
