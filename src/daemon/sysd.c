@@ -27,15 +27,16 @@ int sysd_xattr_add(int fd, const char *name, uint64_t n)
 	char buf[32];
 	uint64_t v = 0;
 	ssize_t len = fgetxattr(fd, name, buf, sizeof(buf) - 1);
-	if (len < 0 && errno != ENODATA)
+	/* a malformed value restarts the count rather than blocking it, and
+	 * so does one too long for buf (ERANGE: no count has 31 digits; a
+	 * delegatee owns user.* and can write anything there) */
+	if (len < 0 && errno != ENODATA && errno != ERANGE)
 		return -errno;
-	if (len > 0) {
-		buf[len] = '\0';
-		int64_t old;
-		/* a malformed value restarts the count rather than blocking it */
-		if (cgoom_parse_int(buf, (size_t)len, 0, INT64_MAX, &old) == 0)
-			v = (uint64_t)old;
-	}
+	/* read as systemd reads it (safe_atou64 of the C string: up to a
+	 * NUL, all of a u64), so that the count saturated at UINT64_MAX stays
+	 * there and is not read back as malformed (restarting at 1) */
+	if (len > 0 && cgoom_parse_u64(buf, strnlen(buf, (size_t)len), &v) < 0)
+		v = 0;
 	v = v > UINT64_MAX - n ? UINT64_MAX : v + n;
 	int k = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	if (fsetxattr(fd, name, buf, (size_t)k, 0) < 0)
