@@ -294,6 +294,23 @@ static bool cgroup_at(struct daemon *dm, struct domain *d, uint64_t i, bool in_b
 	return s->watched;
 }
 
+/* The daemon of cgroup_at's domain /work (doms[0] = d), its
+ * memory.pressure a memfd; NULL when either cannot be made. */
+static struct daemon *cgroup_daemon(struct domain *d, struct domain **doms)
+{
+	*d = (struct domain){ .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	doms[0] = d;
+	d->psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
+	return d->psi_fd >= 0 ? daemon_of(doms) : NULL;
+}
+
+static void cgroup_daemon_free(struct daemon *dm, struct domain *d)
+{
+	close(d->psi_fd);
+	pressure_free(d);
+	free(dm);
+}
+
 /* A cgroup thrashing at its limit, sampled in its band all along, fires
  * after thrash_for; 2 s out of its band (the stall still there, but not
  * its limit's: global reclaim) and back, the run starts over from its
@@ -302,12 +319,9 @@ static bool cgroup_at(struct daemon *dm, struct domain *d, uint64_t i, bool in_b
  * and counted whole (thrashing_us 5.75 s just after the return). */
 static void test_cgroup_gap_breaks_run(void)
 {
-	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
-	struct domain *doms[] = { &d };
-	struct daemon *dm = daemon_of(doms);
+	struct domain d, *doms[1];
+	struct daemon *dm = cgroup_daemon(&d, doms);
 	CHECK(dm != NULL);
-	d.psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
-	CHECK(d.psi_fd >= 0);
 	struct trigger_sample s;
 	uint64_t i = 0;
 	for (; i < 13; i++)
@@ -325,9 +339,7 @@ static void test_cgroup_gap_breaks_run(void)
 		cgroup_at(dm, &d, i++, true, &s);
 	CHECK(s.watched && s.thrash.thrashing);
 	CHECK((i - 1 - back) * 250000 >= cfg.thrash_for_us);
-	close(d.psi_fd);
-	pressure_free(&d);
-	free(dm);
+	cgroup_daemon_free(dm, &d);
 }
 
 /* Two samples in its band 4.75 s apart, out of it between: no window
@@ -335,12 +347,9 @@ static void test_cgroup_gap_breaks_run(void)
  * by its end, and the thrashing verdict from two samples). */
 static void test_cgroup_sparse_in_band_no_run(void)
 {
-	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
-	struct domain *doms[] = { &d };
-	struct daemon *dm = daemon_of(doms);
+	struct domain d, *doms[1];
+	struct daemon *dm = cgroup_daemon(&d, doms);
 	CHECK(dm != NULL);
-	d.psi_fd = memfd_create("memory.pressure", MFD_CLOEXEC);
-	CHECK(d.psi_fd >= 0);
 	struct trigger_sample s;
 	CHECK(cgroup_at(dm, &d, 0, true, &s));
 	for (uint64_t i = 1; i < 19; i++)
@@ -348,9 +357,7 @@ static void test_cgroup_sparse_in_band_no_run(void)
 	CHECK(cgroup_at(dm, &d, 19, true, &s));
 	CHECK_EQ_U64(s.thrash.thrashing_us, 0);
 	CHECK(!s.thrash.thrashing);
-	close(d.psi_fd);
-	pressure_free(&d);
-	free(dm);
+	cgroup_daemon_free(dm, &d);
 }
 
 static void test_pressure_metrics(void)
