@@ -115,8 +115,11 @@ static void node_free(struct daemon *dm, struct cgnode *n)
 		unlist_muted(ds, n);
 	map_del_str(&ds->by_path, n->path);
 	if (n->wd >= 0) {
-		map_del_int(&ds->by_wd, n->wd);
-		inotify_rm_watch(ds->ifd, n->wd); /* EINVAL when the kernel dropped it: fine */
+		/* only its own: a watch another node took over is that node's */
+		if (map_get_int(&ds->by_wd, n->wd) == n) {
+			map_del_int(&ds->by_wd, n->wd);
+			inotify_rm_watch(ds->ifd, n->wd); /* EINVAL when the kernel dropped it: fine */
+		}
 	} else {
 		ds->n_unwatched--;
 	}
@@ -141,16 +144,33 @@ static int watch_fd(struct discover *ds, int fd, uint32_t mask)
 	return inotify_add_watch(ds->ifd, p, mask);
 }
 
-/* Watches directory fd (cgroup path). */
+/* Node n loses its watch to another node's (the kernel's one watch of
+ * one directory: its node under a path it no longer has, until a walk
+ * or its parent's event frees it). */
+static void node_unwatch(struct discover *ds, struct cgnode *n)
+{
+	if (n->unmute_us)
+		unlist_muted(ds, n); /* the mask is the new node's */
+	n->wd = -1;
+	ds->n_unwatched++;
+}
+
+/* Watches directory fd (cgroup path). A directory already watched under
+ * another path (renamed: one inode, one watch) gets that watch; the
+ * node of its old path loses it. */
 static void node_watch(struct daemon *dm, struct cgnode *n, int fd)
 {
 	struct discover *ds = &dm->disc;
 	n->wd = -1;
 	if (ds->ifd >= 0) {
 		n->wd = watch_fd(ds, fd, WATCH_MASK);
+		struct cgnode *old = n->wd >= 0 ? map_get_int(&ds->by_wd, n->wd) : NULL;
 		if (n->wd >= 0 && map_put_int(&ds->by_wd, n->wd, n) < 0) {
-			inotify_rm_watch(ds->ifd, n->wd);
+			if (!old)
+				inotify_rm_watch(ds->ifd, n->wd);
 			n->wd = -1;
+		} else if (old && old != n) {
+			node_unwatch(ds, old);
 		}
 		if (n->wd < 0 && !ds->watch_err) {
 			ds->watch_err = errno ? errno : ENOMEM;

@@ -263,6 +263,40 @@ static void test_unmute_retried_when_it_fails(void)
 	daemon_gone(dm);
 }
 
+/* /a/b/x renamed to /a/c/x (rename(2) of /a/b): the full walk the move
+ * asks for frees the stale node /a/b/x, whose watch descriptor is the
+ * same as the new node /a/c/x's (one inode, one watch): the walk must
+ * not take /a/c/x's watch with it (cgroups made below it would be found
+ * by the 120 s walk only). */
+static void test_rename_keeps_watch_of_moved_descendant(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	cgroup("a", "memory\n");
+	put("a/cgroup.subtree_control", "memory\n");
+	CHECK(discover_read(dm, 1000000) >= 1);
+	cgroup("a/b", "memory\n");
+	put("a/b/cgroup.subtree_control", "memory\n");
+	CHECK(discover_read(dm, 1000000) >= 1);
+	cgroup("a/b/x", "memory\n");
+	CHECK(discover_read(dm, 1000000) >= 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/a/b/x"), 0);
+	char from[512], to[512];
+	snprintf(from, sizeof(from), "%s/a/b", root);
+	snprintf(to, sizeof(to), "%s/a/c", root);
+	CHECK_EQ_INT(rename(from, to), 0);
+	CHECK(discover_read(dm, 2000000) >= 1);
+	CHECK_EQ_INT(dm->disc.next_walk_us, 0); /* a walk is asked for */
+	discover_walk(dm, 2000000);            /* the loop's walk */
+	CHECK_EQ_INT(discover_node_state(dm, "/a/b/x"), -1);
+	CHECK_EQ_INT(discover_node_state(dm, "/a/c/x"), 0);
+	CHECK_EQ_INT(dm->disc.n_unwatched, 0);
+	/* a cgroup made below the moved one is found from its event */
+	cgroup("a/c/x/y", "memory\n");
+	CHECK(discover_read(dm, 3000000) >= 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/a/c/x/y"), 0);
+	daemon_gone(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_noisy_directory_muted),
@@ -270,5 +304,6 @@ int main(void)
 					    TAP(test_muted_directory_removed),
 					    TAP(test_polled_domain_never_muted),
 					    TAP(test_domain_polled_unmuted_at_once),
-					    TAP(test_unmute_retried_when_it_fails), { 0 } });
+					    TAP(test_unmute_retried_when_it_fails),
+					    TAP(test_rename_keeps_watch_of_moved_descendant), { 0 } });
 }
