@@ -29,7 +29,9 @@
  * walk still runs every DISCOVER_SLOW_US as a consistency check, and
  * every DISCOVER_FAST_US (the old 3 s) while inotify is unavailable,
  * a watch could not be placed (fs.inotify.max_user_watches), or its
- * queue overflowed: never a silent gap, and it says so.
+ * queue overflowed: never a silent gap, and it says so. A node keeps its
+ * directory's inode: a walk that finds another directory under its path
+ * (removed and made again, the events lost) replaces it.
  *
  * It only marks: new domains (disc.news), domains to sample now
  * (disc.pokes), vanished ones (d->vanished); the loop (run.c) samples
@@ -43,6 +45,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon-internal.h"
@@ -59,6 +62,7 @@
 
 struct cgnode {
 	char *path; /* "/a/b" */
+	ino_t ino;  /* its directory's inode (the cgroup id), or 0 */
 	int wd;     /* its inotify watch, or -1 */
 	bool seen;  /* walk mark */
 	struct domain *d; /* its domain, or NULL */
@@ -185,7 +189,8 @@ static void node_watch(struct daemon *dm, struct cgnode *n, int fd)
 		ds->n_unwatched++;
 }
 
-static struct cgnode *node_new(struct daemon *dm, const char *path, int fd)
+/* The node of directory fd (cgroup path, inode ino). */
+static struct cgnode *node_new(struct daemon *dm, const char *path, int fd, ino_t ino)
 {
 	struct cgnode *n = calloc(1, sizeof(*n));
 	if (!n || !(n->path = strdup(path)) || map_put_str(&dm->disc.by_path, n->path, n) < 0) {
@@ -194,6 +199,7 @@ static struct cgnode *node_new(struct daemon *dm, const char *path, int fd)
 		free(n);
 		return NULL;
 	}
+	n->ino = ino;
 	node_watch(dm, n, fd);
 	return n;
 }
@@ -319,13 +325,21 @@ static void visit(struct daemon *dm, int pfd, const char *ppath, const char *nam
 		free(path);
 		return;
 	}
+	struct stat st;
+	ino_t ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	struct cgnode *n = map_get_str(&dm->disc.by_path, path);
+	if (n && ino && n->ino && n->ino != ino) {
+		/* removed and made again under its path, the events that said
+		 * so lost (an overflow): the old cgroup's node and domain go */
+		node_free(dm, n);
+		n = NULL;
+	}
 	if (!n) {
 		/* a cgroup without the memory controller has no memcg children */
 		int mem = lists_memory(dm, fd, "cgroup.controllers");
 		if (mem < 0 && !vanished_errno(mem))
 			walk_failed(dm, path, "cgroup.controllers", mem);
-		if (mem > 0 && !(n = node_new(dm, path, fd)))
+		if (mem > 0 && !(n = node_new(dm, path, fd, ino)))
 			walk_failed(dm, path, NULL, -ENOMEM);
 	}
 	if (n) {
@@ -436,8 +450,8 @@ void discover_walk(struct daemon *dm, uint64_t now)
 	ds->overflowed = false;
 	/* the root is a node too: its watch sees top-level cgroups made */
 	struct cgnode *root = map_get_str(&ds->by_path, "/");
-	if (!root)
-		root = node_new(dm, "/", dm->roots.cgroup_fd);
+	if (!root) /* (its inode is never compared: it is not visited) */
+		root = node_new(dm, "/", dm->roots.cgroup_fd, 0);
 	if (root)
 		root->seen = true;
 	walk_dir(dm, dm->roots.cgroup_fd, "/", 0, false);

@@ -297,6 +297,65 @@ static void test_rename_keeps_watch_of_moved_descendant(void)
 	daemon_gone(dm);
 }
 
+/* Writes to the watched root until its inotify queue overflows (more
+ * events than fs.inotify.max_queued_events). */
+static void overflow_queue(void)
+{
+	unsigned max = 16384;
+	FILE *q = fopen("/proc/sys/fs/inotify/max_queued_events", "r");
+	if (q) {
+		if (fscanf(q, "%u", &max) != 1)
+			max = 16384;
+		fclose(q);
+	}
+	char f[512];
+	snprintf(f, sizeof(f), "%s/flood", root);
+	for (unsigned i = 0; i <= max / 2; i++) { /* IN_CREATE and IN_DELETE each */
+		int fd = open(f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		unlink(f);
+	}
+}
+
+/* /quiet (a domain) removed and made again under the same path while
+ * the inotify queue overflowed (its IN_IGNORED and the parent's
+ * IN_DELETE and IN_CREATE lost): the walk the overflow asks for must
+ * not keep the old node (its watch on the removed directory) and its
+ * domain (the removed cgroup's files), or nothing made below the new
+ * /quiet is found but by the 120 s walk. */
+static void test_overflow_recreated_same_path(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	struct domain *old = make_domain(dm, 1000000);
+	CHECK(old != NULL);
+	overflow_queue();
+	/* made before the old one goes: another inode for certain */
+	cgroup("quiet.new", "memory\n");
+	put("quiet.new/cgroup.subtree_control", "memory\n");
+	put("quiet.new/memory.max", "104857600\n");
+	char cmd[600], from[512], to[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/quiet", root);
+	CHECK_EQ_INT(system(cmd), 0);
+	snprintf(from, sizeof(from), "%s/quiet.new", root);
+	snprintf(to, sizeof(to), "%s/quiet", root);
+	CHECK_EQ_INT(rename(from, to), 0);
+	discover_read(dm, 2000000);
+	CHECK(dm->disc.overflowed);
+	discover_walk(dm, 2000000);
+	CHECK(old->vanished); /* the loop tears it down */
+	struct domain *d = domains_find(dm, "/quiet");
+	struct stat now;
+	CHECK(d && d != old && stat(to, &now) == 0 && d->ino == now.st_ino);
+	CHECK_EQ_INT(dm->disc.n_news, 1);
+	CHECK_EQ_INT(dm->disc.n_unwatched, 0);
+	/* a memcg made below the new /quiet is found from its event */
+	cgroup("quiet/kid", "memory\n");
+	CHECK(discover_read(dm, 3000000) >= 1);
+	CHECK_EQ_INT(discover_node_state(dm, "/quiet/kid"), 0);
+	daemon_gone(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_noisy_directory_muted),
@@ -305,5 +364,6 @@ int main(void)
 					    TAP(test_polled_domain_never_muted),
 					    TAP(test_domain_polled_unmuted_at_once),
 					    TAP(test_unmute_retried_when_it_fails),
-					    TAP(test_rename_keeps_watch_of_moved_descendant), { 0 } });
+					    TAP(test_rename_keeps_watch_of_moved_descendant),
+					    TAP(test_overflow_recreated_same_path), { 0 } });
 }
