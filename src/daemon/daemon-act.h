@@ -30,9 +30,10 @@ struct standby_view {
 	 * sampled: it sets the domain size T, which scales oom_score_adj
 	 * and bias (UINT64_MAX both for the system domain) */
 	uint64_t max_at, max_now;
-	/* the configuration's generation when decided and now (a reload
-	 * can change a setting the decision rests on: omit, a preference) */
-	uint64_t cfg_at, cfg_now;
+	/* the settings' generation when decided and now (a reload, or a
+	 * cgroup's xattrs set, can change a setting the decision rests on:
+	 * omit, a preference, a bias, a policy) */
+	uint64_t settings_at, settings_now;
 };
 struct standby_limits {
 	uint64_t level_delta; /* the domain's level moved more than this: re-decide */

@@ -557,7 +557,9 @@ struct daemon {
 	struct cgoom_daemon_opts o;
 	const char *config_path;
 	struct cgoom_config cfg;
-	uint64_t cfg_gen; /* one more with every reload: standbys made before are remade */
+	/* one more with every reload and every change of a cgroup's xattrs
+	 * (discover.c): standbys decided before are remade */
+	uint64_t settings_gen;
 	struct cgoom_roots roots;
 	bool live, dry_run, once;
 

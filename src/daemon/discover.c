@@ -15,7 +15,11 @@
  *   - cgroup.subtree_control changed: its children's memcg-ness may
  *     have, so they are walked;
  *   - memory.events changed (kernfs notifies it): a domain without kept
- *     files (fds.c) is sampled, the wake-up its events fd would give.
+ *     files (fds.c) is sampled, the wake-up its events fd would give;
+ *   - its xattrs set or removed (IN_ATTRIB: also an owner or mode
+ *     changed): a setting may have (trusted.cgoom.*, user.cgoom.*,
+ *     user.oomd_*), so every standby decided before is remade
+ *     (settings_gen, as on a reload).
  * A directory whose files change on their own (a cgroup at its
  * memory.high: kernfs notifies memory.events up to 100 times a second,
  * and every ancestor's too) would wake the loop for events it has no use
@@ -56,7 +60,8 @@
 #define MAX_DEPTH 64
 /* no IN_DONT_FOLLOW: the path is /proc/self/fd/N, a link to the
  * directory opened with O_NOFOLLOW */
-#define WATCH_MASK (IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ONLYDIR)
+#define WATCH_MASK \
+	(IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR)
 /* a noisy directory's watch: children made and removed only */
 #define MUTED_MASK (WATCH_MASK & ~IN_MODIFY)
 
@@ -622,6 +627,13 @@ size_t discover_read(struct daemon *dm, uint64_t now)
 				continue;
 			}
 			const char *name = e->len ? e->name : "";
+			if ((e->mask & IN_ATTRIB) && (!name[0] || (e->mask & IN_ISDIR))) {
+				/* a cgroup's xattrs set or removed (or its owner or
+				 * mode changed): a preference, bias or policy may
+				 * have (SPEC 3: omit is never killed) */
+				dm->settings_gen++;
+				continue;
+			}
 			if (!name[0])
 				continue;
 			if (e->mask & (IN_MOVED_FROM | IN_MOVED_TO))

@@ -406,7 +406,7 @@ static void reload(struct daemon *dm)
 			   n.psi_full_window_us != dm->cfg.psi_full_window_us;
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = n;
-	dm->cfg_gen++; /* standbys decided under the old one are remade */
+	dm->settings_gen++; /* standbys decided under the old one are remade */
 	events_open(dm);
 	domains_apply_config(dm);
 	if (psi_changed)

@@ -28,7 +28,7 @@ struct standby {
 	uint64_t lead;              /* standby_lead() of dec */
 	uint64_t proc_lead;         /* cgoom_victim_process_lead() of dec */
 	uint64_t kills_at;          /* the domain's kills_seen when decided */
-	uint64_t cfg_at;            /* the daemon's cfg_gen when decided */
+	uint64_t settings_at;       /* the daemon's settings_gen when decided */
 	size_t skipped_at;          /* tg.res.n_skipped when prepared */
 	/* the ranking re-check (cgroup entities only; rank_fds NULL: none) */
 	struct rank_fds {

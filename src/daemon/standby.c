@@ -56,7 +56,7 @@ enum sb_verdict standby_judge(const struct standby_view *v, bool domain_dead, ui
 	if (!v->present || !v->ready || v->n_skipped > 0)
 		return SB_REDECIDE;
 	if (kills_now != v->kills_at || now_us < v->decided_us || v->max_at != v->max_now ||
-	    v->cfg_at != v->cfg_now)
+	    v->settings_at != v->settings_now)
 		return SB_REDECIDE;
 	if (now_us - v->decided_us > l->max_age_us)
 		return SB_STALE;
@@ -539,7 +539,7 @@ int standby_prepare(struct daemon *dm, struct domain *d, uint64_t now, uint64_t 
 	}
 	fds_make_room(dm, 0); /* the reader's fds come out of the reserve */
 	sb->kills_at = d->kills_seen;
-	sb->cfg_at = dm->cfg_gen;
+	sb->settings_at = dm->settings_gen;
 	use_inflight(sb, inflight);
 	pthread_mutex_lock(&shared_cwd);
 	int r = decide_engine(&dm->roots, &dm->cfg, d->path, sb);
@@ -625,7 +625,7 @@ int standby_prepare_async(struct daemon *dm, struct domain *d, uint64_t now, uin
 	if (!j || !sb || !path)
 		goto out_free;
 	sb->kills_at = d->kills_seen;
-	sb->cfg_at = dm->cfg_gen;
+	sb->settings_at = dm->settings_gen;
 	use_inflight(sb, inflight);
 	*j = (struct prep_job){ .sb = sb, .path = path, .roots = &dm->roots, .cfg = &dm->cfg,
 				.efd = dm->prep_efd, .start_us = now, .level = level };
@@ -665,7 +665,7 @@ static void join(struct daemon *dm, unsigned i)
 	/* a kill since it began, in a domain overlapping d, changed the
 	 * in-flight set or the candidates: drop it */
 	if (r < 0 || !d || kl_active(&d->kill.lc) || j->sb->kills_at != d->kills_seen ||
-	    j->sb->cfg_at != dm->cfg_gen || (r = decide_finish(dm, d, j->sb)) < 0) {
+	    j->sb->settings_at != dm->settings_gen || (r = decide_finish(dm, d, j->sb)) < 0) {
 		standby_free(j->sb);
 		if (d && r < 0)
 			prep_failed(d, r);
@@ -720,8 +720,8 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 		v.decided_us = sb->decided_us;
 		v.level_at = sb->level_at;
 		v.kills_at = sb->kills_at;
-		v.cfg_at = sb->cfg_at;
-		v.cfg_now = dm->cfg_gen;
+		v.settings_at = sb->settings_at;
+		v.settings_now = dm->settings_gen;
 		v.n_skipped = sb->tg.res.n_skipped - sb->skipped_at;
 		v.max_at = v.max_now = UINT64_MAX;
 		if (!d->system && sb->have_snap && d->sample_ok && sb->dec.domain >= 0 &&

@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "config-file.h"
@@ -356,6 +357,30 @@ static void test_overflow_recreated_same_path(void)
 	daemon_gone(dm);
 }
 
+/* A cgroup's xattrs set (a preference, as `setfattr` or a delegatee
+ * does): the settings' generation moves, so standbys decided before are
+ * remade; a write to one of its files does not move it. */
+static void test_xattr_change_moves_settings(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	char p[512];
+	snprintf(p, sizeof(p), "%s/quiet", root);
+	uint64_t gen = dm->settings_gen;
+	CHECK_EQ_INT(touch(dm, 1000000, "quiet", "memory.max", 1), 1);
+	CHECK_EQ_U64(dm->settings_gen, gen);
+	if (setxattr(p, "user.cgoom.preference", "omit", 4, 0) < 0) {
+		daemon_gone(dm);
+		SKIP("no user.* xattrs on the test's file system");
+	}
+	CHECK(discover_read(dm, 2000000) >= 1);
+	CHECK(dm->settings_gen > gen);
+	gen = dm->settings_gen;
+	CHECK_EQ_INT(removexattr(p, "user.cgoom.preference"), 0);
+	CHECK(discover_read(dm, 3000000) >= 1);
+	CHECK(dm->settings_gen > gen);
+	daemon_gone(dm);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_noisy_directory_muted),
@@ -365,5 +390,6 @@ int main(void)
 					    TAP(test_domain_polled_unmuted_at_once),
 					    TAP(test_unmute_retried_when_it_fails),
 					    TAP(test_rename_keeps_watch_of_moved_descendant),
-					    TAP(test_overflow_recreated_same_path), { 0 } });
+					    TAP(test_overflow_recreated_same_path),
+					    TAP(test_xattr_change_moves_settings), { 0 } });
 }

@@ -53,10 +53,10 @@ static void test_judge_config_reloaded(void)
 	/* a reload since the decision (SIGHUP): a setting it rests on may
 	 * have changed (omit on its victim, a preference): never reuse */
 	struct standby_view v = fresh();
-	v.cfg_at = 0;
-	v.cfg_now = 1;
+	v.settings_at = 0;
+	v.settings_now = 1;
 	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_REDECIDE);
-	v.cfg_at = 1;
+	v.settings_at = 1;
 	CHECK_EQ_INT(standby_judge(&v, false, 2000, 600 * MiB, 3, &lim), SB_USE);
 }
 
