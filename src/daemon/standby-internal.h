@@ -51,6 +51,7 @@ struct standby {
 	size_t n_members;
 	struct member_score *member_buf; /* n_members, preallocated */
 	int *entity_pids;                /* sorted: every PID the snapshot saw in it */
+	bool *listed;                    /* per entity_pids: listed now (preallocated) */
 	size_t n_entity_pids;
 	int *procs_fds; /* cgroup.procs of each of the entity's cgroups */
 	size_t n_procs_fds;

@@ -17,7 +17,11 @@
  *    time (a reused PID can never be read through them: they answer
  *    ESRCH once that process is gone);
  *  - each of the entity's cgroups' cgroup.procs, to see a process that
- *    joined since (which a full read would rank too).
+ *    joined since (which a full read would rank too), and that P and
+ *    every target of the kill the snapshot saw in the entity are still
+ *    listed there (one moved out, to an omit cgroup or another domain,
+ *    is not what a full read would signal; the crossing's re-validation
+ *    checks each target's own cgroup too, kill.c).
  * At the crossing the check reads those (a few small files, no
  * allocation) and proves P still leads with the same tie rule as the
  * engine (equal badness: the lower PID). Anything unreadable or new
@@ -27,6 +31,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "standby-internal.h"
@@ -71,11 +76,13 @@ void standby_members_free(struct standby *sb)
 	free(sb->member_buf);
 	free(sb->procs_fds);
 	free(sb->entity_pids);
+	free(sb->listed);
 	free(sb->pid_buf);
 	sb->members = NULL;
 	sb->member_buf = NULL;
 	sb->procs_fds = NULL;
 	sb->entity_pids = NULL;
+	sb->listed = NULL;
 	sb->pid_buf = NULL;
 	sb->n_members = sb->n_procs_fds = sb->n_entity_pids = 0;
 }
@@ -135,10 +142,12 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 	sb->members = calloc(n_pr, sizeof(*sb->members));
 	sb->member_buf = calloc(n_pr, sizeof(*sb->member_buf));
 	sb->entity_pids = calloc(n_pr, sizeof(*sb->entity_pids));
+	sb->listed = calloc(n_pr, sizeof(*sb->listed));
 	sb->procs_fds = calloc(n_cg, sizeof(*sb->procs_fds));
 	sb->cap_pid_buf = 2 * MEMBERS_MAX_PROCS;
 	sb->pid_buf = calloc(sb->cap_pid_buf, sizeof(*sb->pid_buf));
-	if (!sb->members || !sb->member_buf || !sb->entity_pids || !sb->procs_fds || !sb->pid_buf)
+	if (!sb->members || !sb->member_buf || !sb->entity_pids || !sb->listed || !sb->procs_fds ||
+	    !sb->pid_buf)
 		goto fail;
 	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];
@@ -177,11 +186,31 @@ static int reread_int(struct daemon *dm, int fd, int64_t *ret)
 	return r < 0 ? r : cgoom_parse_int(dm->buf, len, -1000, 1000, ret);
 }
 
+/* The entity PID pid, or NULL (not the snapshot's). */
+static const int *entity_pid(const struct standby *sb, int pid)
+{
+	return bsearch(&pid, sb->entity_pids, sb->n_entity_pids, sizeof(int), cmp_int);
+}
+
+/* Whether P and every target the snapshot saw in the entity is listed
+ * (sb->listed, as the members' listings were read). */
+static bool targets_listed(const struct standby *sb)
+{
+	const int *p = entity_pid(sb, sb->dec.victim_pid);
+	if (!p || !sb->listed[p - sb->entity_pids])
+		return false;
+	for (size_t i = 0; i < sb->dec.n_pids; i++)
+		if ((p = entity_pid(sb, sb->dec.pids[i])) && !sb->listed[p - sb->entity_pids])
+			return false;
+	return true;
+}
+
 bool standby_members_ok(struct daemon *dm, struct standby *sb)
 {
 	if (!sb->members)
 		return false;
-	/* nobody joined the entity */
+	/* nobody joined the entity, and nobody to be signalled left it */
+	memset(sb->listed, 0, sb->n_entity_pids * sizeof(*sb->listed));
 	for (size_t i = 0; i < sb->n_procs_fds; i++) {
 		size_t len;
 		if (cgfs_reread(sb->procs_fds[i], dm->buf, sizeof(dm->buf), &len) < 0)
@@ -189,11 +218,15 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 		int n = cgoom_parse_pids(dm->buf, len, sb->pid_buf, sb->cap_pid_buf);
 		if (n < 0 || (size_t)n > sb->cap_pid_buf)
 			return false;
-		for (int j = 0; j < n; j++)
-			if (!bsearch(&sb->pid_buf[j], sb->entity_pids, sb->n_entity_pids, sizeof(int),
-				     cmp_int))
+		for (int j = 0; j < n; j++) {
+			const int *p = entity_pid(sb, sb->pid_buf[j]);
+			if (!p)
 				return false;
+			sb->listed[p - sb->entity_pids] = true;
+		}
 	}
+	if (!targets_listed(sb))
+		return false;
 	/* each one's badness now */
 	for (size_t i = 0; i < sb->n_members; i++) {
 		const struct member *m = &sb->members[i];

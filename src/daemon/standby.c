@@ -17,7 +17,8 @@
  * the crossing it is used when no kill started since in a domain that
  * overlaps it (itself, an ancestor, a descendant: the in-flight set or
  * its candidates changed; a sibling's kill changes neither), its targets re-validate (none exited, was
- * reused or became protected) and either it is not stale or a ranking
+ * reused, became protected or left the cgroup the snapshot saw it in:
+ * one moved is not what the decision chose) and either it is not stale or a ranking
  * re-check proves the victim still leads: the victim's footprint read
  * now from its memory.stat against each rival's memory.current +
  * memory.swap.current plus the kernel's unflushed stat error
@@ -708,6 +709,20 @@ void standby_wait_all(struct daemon *dm)
 	drain_done(dm);
 }
 
+/* The targets re-validated (cgoom_kill_revalidate): one that exited, was
+ * reused, became protected or moved to another cgroup is skipped, and
+ * the standby is then decided again. */
+static void revalidate(const struct daemon *dm, const struct domain *d, struct standby *sb)
+{
+	struct cgoom_kill_result *res = &sb->tg.res;
+	if (cgoom_kill_revalidate(dm->roots.proc_fd, &sb->snap, res) == 0)
+		return;
+	for (size_t i = 0; i < res->n_targets; i++)
+		if (res->targets[i].err == -EXDEV)
+			log_debug("%s: standby: PID %d moved out of its cgroup since the decision",
+				  d->path, res->targets[i].pid);
+}
+
 enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now, uint64_t level,
 			      bool crossing)
 {
@@ -715,7 +730,7 @@ enum sb_verdict standby_check(struct daemon *dm, struct domain *d, uint64_t now,
 	struct standby_view v = { .present = sb != NULL };
 	if (sb) {
 		if (sb->ready)
-			cgoom_kill_revalidate(dm->roots.proc_fd, sb->snap.self_pid, &sb->tg.res);
+			revalidate(dm, d, sb);
 		v.ready = sb->ready;
 		v.decided_us = sb->decided_us;
 		v.level_at = sb->level_at;

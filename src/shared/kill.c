@@ -52,8 +52,25 @@ int cgoom_process_mrelease(int pidfd)
 	return syscall(SYS_process_mrelease, pidfd, 0u) < 0 ? -errno : 0;
 }
 
-/* 0 if PID (under proc_fd) still has this start time and may be killed. */
-static int check_identity(int proc_fd, int pid, uint64_t starttime)
+/* 0 if the process at dfd (its /proc/PID) is attached to the cgroup at
+ * path (a snapshot path, "/a/b"), -EXDEV if it is in another (moved
+ * since), -errno / -EBADMSG if that cannot be read. No allocation (the
+ * kill path): static buffers, cgoom is single threaded here. */
+static int check_cgroup(int dfd, const char *path)
+{
+	static char buf[8192], now[4096];
+	size_t len;
+	int r = cgfs_read_small_at(dfd, "cgroup", buf, sizeof buf, &len);
+	if (r == 0 && cgoom_parse_pid_cgroup(buf, len, now, sizeof now) < 0)
+		r = -EBADMSG;
+	if (r == 0 && strcmp(now, path) != 0)
+		r = -EXDEV;
+	return r;
+}
+
+/* 0 if PID (under proc_fd) still has this start time and may be killed;
+ * with cgroup (a path), also only while it is attached to that cgroup. */
+static int check_identity(int proc_fd, int pid, uint64_t starttime, const char *cgroup)
 {
 	struct cgoom_pid_stat ps;
 	char name[16], buf[4096];
@@ -76,6 +93,8 @@ static int check_identity(int proc_fd, int pid, uint64_t starttime)
 		r = -EBADMSG;
 	if (r == 0 && adj == -1000)
 		r = -EPERM; /* protected since the snapshot */
+	if (r == 0 && cgroup)
+		r = check_cgroup(fd, cgroup);
 	close(fd);
 	return r == -ENOENT ? -ESRCH : r;
 }
@@ -83,14 +102,14 @@ static int check_identity(int proc_fd, int pid, uint64_t starttime)
 int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
 		      struct cgoom_kill_target *ret)
 {
-	struct cgoom_kill_target t = { .pid = pid, .pidfd = -1 };
+	struct cgoom_kill_target t = { .pid = pid, .pidfd = -1, .cgroup = -1 };
 	int fd, r;
 
 	if (pid <= 1 || pid == self_pid)
 		r = -EPERM;
 	else if ((fd = cgoom_pidfd_open(pid)) < 0)
 		r = fd;
-	else if ((r = check_identity(proc_fd, pid, starttime)) < 0)
+	else if ((r = check_identity(proc_fd, pid, starttime, NULL)) < 0)
 		close(fd);
 	else
 		t.pidfd = fd;
@@ -279,11 +298,12 @@ int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 		long pi = find_proc(s, order, d->pids[i]);
 
 		if (pi < 0) {
-			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1,
+			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1, .cgroup = -1,
 							 .err = -ESRCH, .skipped = true };
 		} else {
 			cgoom_kill_verify(proc_fd, d->pids[i], s->procs[pi].starttime, s->self_pid, t);
 			t->starttime = s->procs[pi].starttime;
+			t->cgroup = s->procs[pi].cgroup;
 		}
 		res.n_skipped += t->skipped;
 	}
@@ -310,16 +330,23 @@ static void skip_target(struct cgoom_kill_result *res, struct cgoom_kill_target 
 	res->n_skipped++;
 }
 
-size_t cgoom_kill_revalidate(int proc_fd, int self_pid, struct cgoom_kill_result *res)
+size_t cgoom_kill_revalidate(int proc_fd, const struct cgoom_snapshot *s,
+			     struct cgoom_kill_result *res)
 {
 	size_t before = res->n_skipped;
 	for (size_t i = 0; i < res->n_targets; i++) {
 		struct cgoom_kill_target *t = &res->targets[i];
 		if (t->skipped || t->signalled || t->pidfd < 0)
 			continue;
-		int r = pidfd_exited(t->pidfd) ? -ESRCH : 0;
+		/* a target the snapshot places nowhere cannot be shown to be
+		 * where the decision saw it */
+		const char *cg = t->cgroup >= 0 && (size_t)t->cgroup < s->n_cgroups
+					 ? s->cgroups[t->cgroup].path
+					 : NULL;
+		int r = pidfd_exited(t->pidfd) ? -ESRCH : cg ? 0 : -EXDEV;
 		if (r == 0)
-			r = t->pid == self_pid ? -EPERM : check_identity(proc_fd, t->pid, t->starttime);
+			r = t->pid == s->self_pid ? -EPERM
+						  : check_identity(proc_fd, t->pid, t->starttime, cg);
 		if (r < 0)
 			skip_target(res, t, r);
 	}

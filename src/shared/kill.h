@@ -22,6 +22,7 @@ struct cgoom_kill_target {
 	bool skipped;      /* vanished, reused or now protected: never signalled */
 	uint64_t starttime; /* from the snapshot, for re-validation */
 	bool released;      /* process_mrelease() was called */
+	int cgroup;         /* the snapshot's cgroup of it (index), for re-validation; -1 none */
 };
 
 struct cgoom_kill_result {
@@ -61,9 +62,12 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
  * skipped. 0 (see ret->n_skipped), or -EINVAL / -ENOMEM.
  *
  * cgoom_kill_revalidate: for each prepared target still unsignalled, whether
- * it has exited (its pidfd polls readable), still has its start time and is
- * not protected now (oom_score_adj -1000); a failing one is skipped and its
- * pidfd closed. Returns how many were skipped by this call. Allocates
+ * it has exited (its pidfd polls readable), still has its start time, is
+ * not protected now (oom_score_adj -1000) and is still attached to the
+ * cgroup s (the snapshot prepared from) saw it in (its /proc/PID/cgroup:
+ * a process moved since, to an omit cgroup or another domain, is no
+ * longer what the decision chose: -EXDEV); a failing one is skipped and
+ * its pidfd closed. Returns how many were skipped by this call. Allocates
  * nothing.
  *
  * cgoom_kill_signal: signals the prepared targets: one cgroup.kill write on
@@ -78,7 +82,8 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
  */
 int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 		       const struct cgoom_decision *d, struct cgoom_kill_result *ret);
-size_t cgoom_kill_revalidate(int proc_fd, int self_pid, struct cgoom_kill_result *res);
+size_t cgoom_kill_revalidate(int proc_fd, const struct cgoom_snapshot *s,
+			     struct cgoom_kill_result *res);
 void cgoom_kill_signal(int cgroup_fd, const char *scope_path, bool use_cgroup_kill, int sig,
 		       struct cgoom_kill_result *res);
 void cgoom_kill_release(struct cgoom_kill_result *res);

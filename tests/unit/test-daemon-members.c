@@ -228,12 +228,72 @@ static void test_members_leader_exited(void)
 	mcase_free(&m);
 }
 
+/* Entity /d/e (a, b) beside a rival /d/f (c), decided with cgroup
+ * policy in /d; oom_group makes /d/e the kill scope (a and b both
+ * signalled). *path and *fpath: the two cgroup.procs. */
+static void moved_case(struct mcase *m, pid_t a, pid_t b, pid_t c, bool oom_group, char *path,
+		       char *fpath, size_t cap)
+{
+	char procs[64];
+	mcase_snap(m, "/d", "/d/e", a, b, path, cap);
+	sb_cg(&m->s, "/d/f", 100);
+	sb_proc(&m->s, (int)c, "/d/f", 100, 0);
+	m->s.cgroups[sb_idx(&m->s, "/d/e")].oom_group = oom_group;
+	snprintf(procs, sizeof procs, "%d\n", (int)c);
+	cg_make("d/f", procs, fpath, cap);
+	mcase_open(m, "[cgroup \"/d\"]\noom_policy = cgroup\n", "/d");
+	CHECK(m->d.has_victim && m->d.victim_pid == a);
+	CHECK_EQ_U64(m->d.n_pids, oom_group ? 2 : 1);
+	CHECK(m->sb.members != NULL);
+	CHECK(set_adj(a, 500) == 0);
+	CHECK(standby_members_ok(m->dm, &m->sb));
+}
+
+/* P moved out of the victim entity after the decision (into the rival
+ * /d/f here; an omit cgroup or another domain alike): a full read would
+ * not signal it, so the re-check gives no proof. */
+static void test_members_victim_moved_out(void)
+{
+	pid_t a = spawn(), b = spawn(), c = spawn();
+	CHECK(a > 0 && b > 0 && c > 0);
+	char path[128], fpath[128], procs[64];
+	struct mcase m;
+	moved_case(&m, a, b, c, false, path, fpath, sizeof path);
+	snprintf(procs, sizeof procs, "%d\n", (int)b);
+	CHECK(write_text(path, procs) == 0);
+	snprintf(procs, sizeof procs, "%d\n%d\n", (int)c, (int)a);
+	CHECK(write_text(fpath, procs) == 0);
+	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: P still "led" */
+	CHECK(write_text(path, "") == 0);        /* every member gone */
+	CHECK(!standby_members_ok(m.dm, &m.sb));
+	mcase_free(&m);
+}
+
+/* The entity is the kill scope (memory.oom.group): b, a target beside
+ * P, moved out; the scope kill would signal a process no longer in it. */
+static void test_members_scope_target_moved_out(void)
+{
+	pid_t a = spawn(), b = spawn(), c = spawn();
+	CHECK(a > 0 && b > 0 && c > 0);
+	char path[128], fpath[128], procs[64];
+	struct mcase m;
+	moved_case(&m, a, b, c, true, path, fpath, sizeof path);
+	snprintf(procs, sizeof procs, "%d\n", (int)a);
+	CHECK(write_text(path, procs) == 0);
+	snprintf(procs, sizeof procs, "%d\n%d\n", (int)c, (int)b);
+	CHECK(write_text(fpath, procs) == 0);
+	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: b still signalled */
+	mcase_free(&m);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_lead_rule),
 		TAP(test_members_real_children),
 		TAP(test_members_leader_exited),
+		TAP(test_members_victim_moved_out),
+		TAP(test_members_scope_target_moved_out),
 		{ 0 },
 	});
 }

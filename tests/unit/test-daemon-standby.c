@@ -282,6 +282,21 @@ static uint64_t starttime_of(pid_t pid)
 	return cgoom_parse_pid_stat(buf, (size_t)n, &ps) == 0 ? ps.starttime : 0;
 }
 
+/* The cgroup this test (and so each child it spawns) is attached to, as
+ * /proc/self/cgroup names it: the snapshot's cgroup of the children. */
+static const char *own_cgroup(void)
+{
+	static char path[4096];
+	char buf[8192];
+	int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || cgoom_parse_pid_cgroup(buf, (size_t)n, path, sizeof path) < 0)
+		snprintf(path, sizeof path, "/cgoom-test-unknown"); /* the checks below fail */
+	return path;
+}
+
 struct kcase {
 	struct cgoom_cgroup cg;
 	struct cgoom_process procs[2];
@@ -293,7 +308,7 @@ struct kcase {
 static void kcase_init(struct kcase *k, const pid_t *pids, size_t n)
 {
 	memset(k, 0, sizeof *k);
-	k->cg.path = (char *)"/";
+	k->cg.path = (char *)own_cgroup();
 	k->cg.name = "";
 	k->cg.parent = -1;
 	k->s.cgroups = &k->cg;
@@ -330,10 +345,10 @@ static void test_prepared_victim_exits(void)
 	CHECK_EQ_U64(res.n_skipped, 0);
 	CHECK(res.targets[0].pidfd >= 0 && !res.targets[0].signalled);
 	/* still there: re-validation keeps it */
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0);
 	/* the victim exits between standby and crossing (reaped: its PID is free) */
 	reap(pid);
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 1);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
 	CHECK(res.targets[0].skipped && res.targets[0].pidfd < 0);
 	CHECK_EQ_INT(res.targets[0].err, -ESRCH);
 	/* the judge then re-decides */
@@ -366,7 +381,7 @@ static void test_prepared_pid_reused(void)
 	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
 	CHECK_EQ_U64(res.n_skipped, 0);
 	res.targets[0].starttime += 1; /* what the PID now holds is another process */
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 1);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
 	CHECK_EQ_INT(res.targets[0].err, -ESRCH);
 	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
 	CHECK_EQ_INT(res.n_signalled, 0);
@@ -389,7 +404,7 @@ static void test_prepared_kill_once(void)
 	int pfd = proc_fd();
 	struct cgoom_kill_result res;
 	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0);
 	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
 	CHECK_EQ_INT(res.n_signalled, 1);
 	CHECK(res.targets[0].signalled);
@@ -399,13 +414,49 @@ static void test_prepared_kill_once(void)
 	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
 	CHECK_EQ_INT(res.n_signalled, 1);
 	/* re-validation leaves signalled targets alone */
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, getpid(), &res), 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0);
 	usleep(50 * 1000);
 	CHECK(alive(pids[1])); /* never a second victim */
 	cgoom_kill_result_free(&res);
 	close(pfd);
 	reap(pids[0]);
 	reap(pids[1]);
+}
+
+/* The victim moved to another cgroup between the standby and the
+ * crossing (into an omit cgroup, another domain): it is no longer what
+ * the decision chose, and the standby must not signal it. The move is
+ * the snapshot's cgroup renamed: the same mismatch /proc/PID/cgroup
+ * shows. */
+static void test_prepared_moved(void)
+{
+	pid_t pid = spawn();
+	CHECK(pid > 0);
+	struct kcase k;
+	kcase_init(&k, &pid, 1);
+	int pfd = proc_fd();
+	struct cgoom_kill_result res;
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0); /* where the snapshot saw it */
+	k.cg.path = (char *)"/cgoom-test-elsewhere";
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1); /* failed before: 0 */
+	CHECK(res.targets[0].skipped && res.targets[0].pidfd < 0);
+	CHECK_EQ_INT(res.targets[0].err, -EXDEV);
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
+	CHECK_EQ_INT(res.n_signalled, 0);
+	usleep(50 * 1000);
+	CHECK(alive(pid));
+	cgoom_kill_result_free(&res);
+	/* a target the snapshot places in no cgroup: no proof either */
+	k.cg.path = (char *)own_cgroup();
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	res.targets[0].cgroup = -1;
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
+	CHECK_EQ_INT(res.targets[0].err, -EXDEV);
+	cgoom_kill_result_free(&res);
+	close(pfd);
+	reap(pid);
 }
 
 static void test_prepared_self_refused(void)
@@ -441,6 +492,7 @@ int main(void)
 		TAP(test_prepared_victim_exits),
 		TAP(test_prepared_pid_reused),
 		TAP(test_prepared_kill_once),
+		TAP(test_prepared_moved),
 		TAP(test_prepared_self_refused),
 		{ 0 },
 	});
