@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* cgroup.events: the output untouched on failure, and only the errors
- * the parser documents. */
+/* cgroup.events and cgroup.stat: the output untouched on failure, and
+ * only the errors the parsers document. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +13,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	uint64_t n = 0xa5a5a5a5a5a5a5a5ull;
+	int rs = cgoom_parse_cgroup_descendants((const char *)data, size, &n);
+	if (rs < 0 && ((rs != -EBADMSG && rs != -ERANGE && rs != -ENOENT) ||
+		       n != 0xa5a5a5a5a5a5a5a5ull))
+		abort();
 	unsigned char sentinel = 0xa5, v = sentinel;
 	bool populated;
 	memcpy(&populated, &v, 1);

@@ -76,6 +76,12 @@ int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *r
  * failure. */
 int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated);
 
+/* cgroup.stat: the cgroup's live descendants ("nr_descendants N"; dying
+ * ones, nr_dying_descendants, are not counted: they hold no process).
+ * -ENOENT without that line, -EBADMSG / -ERANGE on a malformed file. *ret
+ * untouched on failure. */
+int cgoom_parse_cgroup_descendants(const char *buf, size_t len, uint64_t *ret);
+
 /* memory.pressure and /proc/pressure/{memory,cpu,io}:
  *   some avg10=0.12 avg60=0.00 avg300=0.00 total=12345
  *   full avg10=0.00 avg60=0.00 avg300=0.00 total=0

@@ -58,8 +58,8 @@ struct trigger_event;
  * level, 64 levels deep, plus a file and a process directory: 72 each,
  * for the loop's and PREP_MAX preparations at once: 360), the
  * discovery walk (two per level: 130), a standby's re-check files (the
- * ranking's 2 x 33, the members' 2 x 64 + 16, the xattr directory:
- * 211), a domain sampled without kept files (10), the event log,
+ * ranking's 2 x 33, the members' 2 x 64 + 16 + the entity's
+ * cgroup.stat, the xattr directory: 212), a domain sampled without kept files (10), the event log,
  * metrics and the pre-kill hook's pipe. A decision's pidfds (one per
  * process it would signal, any number) are made room for when it is
  * prepared, by closing the kept files of quiet domains, which are then
@@ -74,7 +74,7 @@ struct trigger_event;
 /* Preparations at once, each on its thread (standby_slots_for). */
 #define PREP_MAX 4
 /* A standby's fds besides its pidfds (standby.c, standby-members.c). */
-#define FDS_STANDBY_EXTRA 211
+#define FDS_STANDBY_EXTRA 212
 
 struct fd_budget {
 	uint64_t limit;   /* RLIMIT_NOFILE, soft, after raising it to the hard limit */

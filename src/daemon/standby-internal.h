@@ -55,6 +55,8 @@ struct standby {
 	size_t n_entity_pids;
 	int *procs_fds; /* cgroup.procs of each of the entity's cgroups */
 	size_t n_procs_fds;
+	int stat_fd;    /* the entity's cgroup.stat (while members; else unused) */
+	uint64_t n_descendants; /* the snapshot's cgroups below the entity */
 	int *pid_buf; /* for parsing cgroup.procs, preallocated */
 	size_t cap_pid_buf;
 	uint64_t members_due_us; /* the next members re-check on the way */

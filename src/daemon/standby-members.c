@@ -21,7 +21,17 @@
  *    every target of the kill the snapshot saw in the entity are still
  *    listed there (one moved out, to an omit cgroup or another domain,
  *    is not what a full read would signal; the crossing's re-validation
- *    checks each target's own cgroup too, kill.c).
+ *    checks each target's own cgroup too, kill.c);
+ *  - the entity's cgroup.stat, whose nr_descendants must still be the
+ *    snapshot's count of cgroups below it: a cgroup made inside the
+ *    entity since (a process there is a member a full read would rank,
+ *    in a tree entity, or makes a leaf no longer one) has no cgroup.procs
+ *    kept. Read before the listings: a cgroup that lived through the
+ *    whole check is then either counted, or a kept one was removed
+ *    meanwhile, whose cgroup.procs then fails to read (ENODEV). Dying
+ *    cgroups (nr_dying_descendants) hold no process and a cgroup is
+ *    renamed only within its parent, so the count and the kept
+ *    listings together are the entity's cgroups.
  * At the crossing the check reads those (a few small files, no
  * allocation) and proves P still leads with the same tie rule as the
  * engine (equal badness: the lower PID). Anything unreadable or new
@@ -72,6 +82,8 @@ void standby_members_free(struct standby *sb)
 	}
 	for (size_t i = 0; i < sb->n_procs_fds; i++)
 		close_fd(&sb->procs_fds[i]);
+	if (sb->members)
+		close_fd(&sb->stat_fd);
 	free(sb->members);
 	free(sb->member_buf);
 	free(sb->procs_fds);
@@ -123,6 +135,15 @@ static int member_open(struct daemon *dm, const struct cgoom_process *p, struct 
 	return r;
 }
 
+/* Whether the entity has as many cgroups below it as the snapshot saw. */
+static bool same_cgroups(struct daemon *dm, const struct standby *sb)
+{
+	size_t len;
+	uint64_t n;
+	return cgfs_reread(sb->stat_fd, dm->buf, sizeof(dm->buf), &len) == 0 &&
+	       cgoom_parse_cgroup_descendants(dm->buf, len, &n) == 0 && n == sb->n_descendants;
+}
+
 void standby_members_open(struct daemon *dm, struct standby *sb)
 {
 	const struct cgoom_snapshot *s = &sb->snap;
@@ -139,6 +160,8 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 		n_pr++;
 	if (n_cg == 0 || n_cg > MEMBERS_MAX_CGROUPS || n_pr == 0 || n_pr > MEMBERS_MAX_PROCS)
 		return;
+	sb->stat_fd = -1;
+	sb->n_descendants = n_cg - 1;
 	sb->members = calloc(n_pr, sizeof(*sb->members));
 	sb->member_buf = calloc(n_pr, sizeof(*sb->member_buf));
 	sb->entity_pids = calloc(n_pr, sizeof(*sb->entity_pids));
@@ -174,6 +197,12 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 			goto fail;
 		sb->procs_fds[sb->n_procs_fds++] = fd;
 	}
+	int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, s->cgroups[e->cgroup].path, CGFS_DIR_FLAGS);
+	sb->stat_fd = dfd >= 0 ? openat(dfd, "cgroup.stat", O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (dfd >= 0)
+		close(dfd);
+	if (sb->stat_fd < 0 || !same_cgroups(dm, sb))
+		goto fail; /* one made (or gone) since the snapshot */
 	return;
 fail:
 	standby_members_free(sb);
@@ -209,7 +238,10 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 {
 	if (!sb->members)
 		return false;
-	/* nobody joined the entity, and nobody to be signalled left it */
+	/* no cgroup made in the entity (first: see above), nobody joined
+	 * it, and nobody to be signalled left it */
+	if (!same_cgroups(dm, sb))
+		return false;
 	memset(sb->listed, 0, sb->n_entity_pids * sizeof(*sb->listed));
 	for (size_t i = 0; i < sb->n_procs_fds; i++) {
 		size_t len;

@@ -405,7 +405,7 @@ static size_t standby_count_fds(const struct standby *sb)
 		n += (sb->rank_fds[i].current_fd >= 0) + (sb->rank_fds[i].swap_fd >= 0);
 	for (size_t i = 0; i < sb->n_members; i++)
 		n += (sb->members[i].status_fd >= 0) + (sb->members[i].adj_fd >= 0);
-	return n + sb->n_procs_fds;
+	return n + sb->n_procs_fds + (sb->members && sb->stat_fd >= 0);
 }
 
 /* The loop's part: the victim's pidfds opened and verified, the watches

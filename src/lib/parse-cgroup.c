@@ -198,6 +198,26 @@ int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated)
 	return 0;
 }
 
+#define CGSTAT_DESCENDANTS 1u
+static const struct flat_key cgstat_keys[] = {
+	FLAT_KEY("nr_descendants", CGSTAT_DESCENDANTS, 0),
+};
+
+int cgoom_parse_cgroup_descendants(const char *buf, size_t len, uint64_t *ret)
+{
+	if (!buf && len)
+		return -EINVAL;
+	uint64_t n = 0;
+	unsigned present;
+	int r = parse_flat_keyed(buf, len, cgstat_keys, 1, &n, &present);
+	if (r < 0)
+		return r;
+	if (!(present & CGSTAT_DESCENDANTS))
+		return -ENOENT;
+	*ret = n;
+	return 0;
+}
+
 /* "12.34" -> 1234: the kernel prints "%lu.%02lu"; one fraction digit is
  * accepted too ("1.5" -> 150), nothing finer. */
 static int parse_psi_avg(const char *s, size_t n, uint32_t *ret)

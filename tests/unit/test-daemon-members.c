@@ -77,8 +77,19 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
 	return remove(p);
 }
 
+/* Writes REL's cgroup.stat in the fake tree: n descendants (the kernel
+ * counts every live cgroup below it). */
+static void cg_descendants(const char *rel, unsigned n)
+{
+	char path[128], text[64];
+	snprintf(path, sizeof path, "%s/%s/cgroup.stat", g_root, rel);
+	snprintf(text, sizeof text, "nr_descendants %u\nnr_dying_descendants 0\n", n);
+	CHECK(write_text(path, text) == 0);
+}
+
 /* A fake cgroup tree in g_root: directory REL (parents made too) whose
- * cgroup.procs lists pids; the file's path goes to path. */
+ * cgroup.procs lists pids, with no cgroup below it (cgroup.stat); the
+ * cgroup.procs path goes to path. */
 static void cg_make(const char *rel, const char *pids, char *path, size_t cap)
 {
 	if (!g_root[0]) {
@@ -96,6 +107,7 @@ static void cg_make(const char *rel, const char *pids, char *path, size_t cap)
 		if (!c)
 			break;
 	}
+	cg_descendants(rel, 0);
 	strncat(path, "/cgroup.procs", cap - strlen(path) - 1);
 	CHECK(write_text(path, pids) == 0);
 }
@@ -286,6 +298,40 @@ static void test_members_scope_target_moved_out(void)
 	mcase_free(&m);
 }
 
+/* A cgroup made inside a tree entity after the decision, holding a
+ * process far larger than P: a full read ranks it, but the re-check
+ * reads only the snapshot's cgroups' cgroup.procs. The entity's
+ * cgroup.stat counts it. */
+static void test_members_newcomer_in_new_child(void)
+{
+	pid_t a = spawn(), b = spawn(), c = spawn();
+	CHECK(a > 0 && b > 0 && c > 0);
+	char path[128], npath[128], procs[64];
+	struct mcase m;
+	mcase_snap(&m, "/d", "/d/e", a, b, path, sizeof path);
+	mcase_open(&m,
+		   "[cgroup \"/d\"]\noom_policy = cgroup\n[cgroup \"/d/e\"]\noom_policy = tree\n",
+		   "/d");
+	CHECK(m.d.has_victim && m.d.victim_pid == a);
+	CHECK(m.sb.members != NULL);
+	CHECK(set_adj(a, 500) == 0);
+	CHECK(standby_members_ok(m.dm, &m.sb));
+	snprintf(procs, sizeof procs, "%d\n", (int)c);
+	cg_make("d/e/new", procs, npath, sizeof npath);
+	cg_descendants("d/e", 1);
+	CHECK(set_adj(c, 1000) == 0);            /* far the largest now */
+	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: P proven */
+	/* made and gone again: the entity is what the snapshot saw */
+	cg_descendants("d/e", 0);
+	CHECK(standby_members_ok(m.dm, &m.sb));
+	/* one made between the snapshot and the standby: no members re-check */
+	standby_members_free(&m.sb);
+	cg_descendants("d/e", 1);
+	standby_members_open(m.dm, &m.sb);
+	CHECK(m.sb.members == NULL);
+	mcase_free(&m);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -294,6 +340,7 @@ int main(void)
 		TAP(test_members_leader_exited),
 		TAP(test_members_victim_moved_out),
 		TAP(test_members_scope_target_moved_out),
+		TAP(test_members_newcomer_in_new_child),
 		{ 0 },
 	});
 }

@@ -713,6 +713,27 @@ static void test_cgroup_hostile(void)
 
 /* ---- every parser -------------------------------------------------- */
 
+static int cgstat(const char *text, uint64_t *n)
+{
+	return cgoom_parse_cgroup_descendants(text, strlen(text), n);
+}
+
+static void test_cgroup_descendants(void)
+{
+	uint64_t n = 7;
+	CHECK_EQ_INT(cgstat("nr_descendants 3\nnr_dying_descendants 2\n", &n), 0);
+	CHECK_EQ_U64(n, 3);
+	CHECK_EQ_INT(cgstat("nr_descendants 0\n", &n), 0);
+	CHECK_EQ_U64(n, 0);
+	/* failures leave it alone */
+	n = 7;
+	CHECK_EQ_INT(cgstat("nr_dying_descendants 2\n", &n), -ENOENT);
+	CHECK_EQ_INT(cgstat("", &n), -ENOENT);
+	CHECK_EQ_INT(cgstat("nr_descendants x\n", &n), -EBADMSG);
+	CHECK_EQ_INT(cgstat("nr_descendants 1\nnr_descendants 2\n", &n), -EBADMSG);
+	CHECK_EQ_U64(n, 7);
+}
+
 static int cgev(const char *text, bool *p)
 {
 	return cgoom_parse_cgroup_events(text, strlen(text), p);
@@ -754,6 +775,7 @@ int main(void)
 		TAP(test_memevents_missing),
 		TAP(test_memevents_hostile),
 		TAP(test_cgroup_events),
+		TAP(test_cgroup_descendants),
 		TAP(test_pressure_memcg),
 		TAP(test_pressure_no_full),
 		TAP(test_pressure_hostile),
