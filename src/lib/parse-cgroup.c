@@ -174,48 +174,45 @@ int cgoom_parse_memevents(const char *buf, size_t len, struct cgoom_memevents *r
 	return 0;
 }
 
-/* cgroup.events: "populated 0|1" (any process in the subtree), "frozen
- * 0|1" (not needed). */
-#define CGEVENTS_POPULATED 1u
-static const struct flat_key cgevents_keys[] = {
-	FLAT_KEY("populated", CGEVENTS_POPULATED, 0),
-};
-
-int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated)
+/* The value of the one key of a flat keyed file the caller needs;
+ * -ENOENT without it. */
+static int parse_one_key(const char *buf, size_t len, const struct flat_key *key, uint64_t *ret)
 {
 	if (!buf && len)
 		return -EINVAL;
-	uint64_t populated = 0;
+	uint64_t v = 0;
 	unsigned present;
-	int r = parse_flat_keyed(buf, len, cgevents_keys, 1, &populated, &present);
+	int r = parse_flat_keyed(buf, len, key, 1, &v, &present);
 	if (r < 0)
 		return r;
-	if (!(present & CGEVENTS_POPULATED))
+	if (!(present & key->bit))
 		return -ENOENT;
+	*ret = v;
+	return 0;
+}
+
+/* cgroup.events: "populated 0|1" (any process in the subtree), "frozen
+ * 0|1" (not needed). */
+static const struct flat_key cgevents_key = FLAT_KEY("populated", 1u, 0);
+
+int cgoom_parse_cgroup_events(const char *buf, size_t len, bool *ret_populated)
+{
+	uint64_t populated;
+	int r = parse_one_key(buf, len, &cgevents_key, &populated);
+	if (r < 0)
+		return r;
 	if (populated > 1)
 		return -EBADMSG;
 	*ret_populated = populated == 1;
 	return 0;
 }
 
-#define CGSTAT_DESCENDANTS 1u
-static const struct flat_key cgstat_keys[] = {
-	FLAT_KEY("nr_descendants", CGSTAT_DESCENDANTS, 0),
-};
+/* cgroup.stat: "nr_descendants N" (nr_dying_descendants not needed). */
+static const struct flat_key cgstat_key = FLAT_KEY("nr_descendants", 1u, 0);
 
 int cgoom_parse_cgroup_descendants(const char *buf, size_t len, uint64_t *ret)
 {
-	if (!buf && len)
-		return -EINVAL;
-	uint64_t n = 0;
-	unsigned present;
-	int r = parse_flat_keyed(buf, len, cgstat_keys, 1, &n, &present);
-	if (r < 0)
-		return r;
-	if (!(present & CGSTAT_DESCENDANTS))
-		return -ENOENT;
-	*ret = n;
-	return 0;
+	return parse_one_key(buf, len, &cgstat_key, ret);
 }
 
 /* "12.34" -> 1234: the kernel prints "%lu.%02lu"; one fraction digit is

@@ -261,41 +261,43 @@ static void moved_case(struct mcase *m, pid_t a, pid_t b, pid_t c, bool oom_grou
 	CHECK(standby_members_ok(m->dm, &m->sb));
 }
 
-/* P moved out of the victim entity after the decision (into the rival
- * /d/f here; an omit cgroup or another domain alike): a full read would
- * not signal it, so the re-check gives no proof. */
-static void test_members_victim_moved_out(void)
+/* moved leaves the entity /d/e (path: stays alone is listed there now)
+ * for /d/f (fpath: c and moved). */
+static void move_out(pid_t moved, pid_t stays, pid_t c, const char *path, const char *fpath)
+{
+	char procs[64];
+	snprintf(procs, sizeof procs, "%d\n", (int)stays);
+	CHECK(write_text(path, procs) == 0);
+	snprintf(procs, sizeof procs, "%d\n%d\n", (int)c, (int)moved);
+	CHECK(write_text(fpath, procs) == 0);
+}
+
+/* A target moved out of the victim entity /d/e after the decision, into
+ * the rival /d/f here (an omit cgroup or another domain alike): P, or
+ * with scope (memory.oom.group on /d/e) b, signalled beside it. A full
+ * read would not signal it there, so the re-check gives no proof. */
+static void members_moved_out(bool scope)
 {
 	pid_t a = spawn(), b = spawn(), c = spawn();
 	CHECK(a > 0 && b > 0 && c > 0);
-	char path[128], fpath[128], procs[64];
+	char path[128], fpath[128];
 	struct mcase m;
-	moved_case(&m, a, b, c, false, path, fpath, sizeof path);
-	snprintf(procs, sizeof procs, "%d\n", (int)b);
-	CHECK(write_text(path, procs) == 0);
-	snprintf(procs, sizeof procs, "%d\n%d\n", (int)c, (int)a);
-	CHECK(write_text(fpath, procs) == 0);
-	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: P still "led" */
+	moved_case(&m, a, b, c, scope, path, fpath, sizeof path);
+	move_out(scope ? b : a, scope ? a : b, c, path, fpath);
+	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: proven all the same */
 	CHECK(write_text(path, "") == 0);        /* every member gone */
 	CHECK(!standby_members_ok(m.dm, &m.sb));
 	mcase_free(&m);
 }
 
-/* The entity is the kill scope (memory.oom.group): b, a target beside
- * P, moved out; the scope kill would signal a process no longer in it. */
+static void test_members_victim_moved_out(void)
+{
+	members_moved_out(false);
+}
+
 static void test_members_scope_target_moved_out(void)
 {
-	pid_t a = spawn(), b = spawn(), c = spawn();
-	CHECK(a > 0 && b > 0 && c > 0);
-	char path[128], fpath[128], procs[64];
-	struct mcase m;
-	moved_case(&m, a, b, c, true, path, fpath, sizeof path);
-	snprintf(procs, sizeof procs, "%d\n", (int)a);
-	CHECK(write_text(path, procs) == 0);
-	snprintf(procs, sizeof procs, "%d\n%d\n", (int)c, (int)b);
-	CHECK(write_text(fpath, procs) == 0);
-	CHECK(!standby_members_ok(m.dm, &m.sb)); /* failed before: b still signalled */
-	mcase_free(&m);
+	members_moved_out(true);
 }
 
 /* A cgroup made inside a tree entity after the decision, holding a

@@ -333,19 +333,28 @@ static int proc_fd(void)
 	return open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+/* A child *pid, prepared as the decision's only target (k, *pfd, res),
+ * and kept by a re-validation while nothing changed. */
+static void prepare_child(pid_t *pid, struct kcase *k, int *pfd, struct cgoom_kill_result *res)
+{
+	*pid = spawn();
+	CHECK(*pid > 0);
+	kcase_init(k, pid, 1);
+	*pfd = proc_fd();
+	CHECK_EQ_INT(cgoom_kill_prepare(*pfd, &k->s, &k->d, res), 0);
+	CHECK_EQ_U64(res->n_skipped, 0);
+	CHECK(res->targets[0].pidfd >= 0 && !res->targets[0].signalled);
+	/* still there: re-validation keeps it */
+	CHECK_EQ_U64(cgoom_kill_revalidate(*pfd, &k->s, res), 0);
+}
+
 static void test_prepared_victim_exits(void)
 {
-	pid_t pid = spawn();
-	CHECK(pid > 0);
+	pid_t pid;
 	struct kcase k;
-	kcase_init(&k, &pid, 1);
-	int pfd = proc_fd();
+	int pfd;
 	struct cgoom_kill_result res;
-	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
-	CHECK_EQ_U64(res.n_skipped, 0);
-	CHECK(res.targets[0].pidfd >= 0 && !res.targets[0].signalled);
-	/* still there: re-validation keeps it */
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0);
+	prepare_child(&pid, &k, &pfd, &res);
 	/* the victim exits between standby and crossing (reaped: its PID is free) */
 	reap(pid);
 	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
@@ -360,6 +369,20 @@ static void test_prepared_victim_exits(void)
 	CHECK_EQ_INT(res.n_signalled, 0);
 	cgoom_kill_result_free(&res);
 	close(pfd);
+}
+
+/* The re-validation skips the prepared target (child pid) with err, and
+ * it is then never signalled. */
+static void refused_at_crossing(int pfd, const struct kcase *k, struct cgoom_kill_result *res,
+				int err, pid_t pid)
+{
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k->s, res), 1);
+	CHECK(res->targets[0].skipped && res->targets[0].pidfd < 0);
+	CHECK_EQ_INT(res->targets[0].err, err);
+	cgoom_kill_signal(-1, NULL, false, SIGKILL, res);
+	CHECK_EQ_INT(res->n_signalled, 0);
+	usleep(50 * 1000);
+	CHECK(alive(pid));
 }
 
 static void test_prepared_pid_reused(void)
@@ -381,12 +404,7 @@ static void test_prepared_pid_reused(void)
 	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
 	CHECK_EQ_U64(res.n_skipped, 0);
 	res.targets[0].starttime += 1; /* what the PID now holds is another process */
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
-	CHECK_EQ_INT(res.targets[0].err, -ESRCH);
-	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
-	CHECK_EQ_INT(res.n_signalled, 0);
-	usleep(50 * 1000);
-	CHECK(alive(pid));
+	refused_at_crossing(pfd, &k, &res, -ESRCH, pid);
 	cgoom_kill_result_free(&res);
 	close(pfd);
 	reap(pid);
@@ -430,23 +448,13 @@ static void test_prepared_kill_once(void)
  * shows. */
 static void test_prepared_moved(void)
 {
-	pid_t pid = spawn();
-	CHECK(pid > 0);
+	pid_t pid;
 	struct kcase k;
-	kcase_init(&k, &pid, 1);
-	int pfd = proc_fd();
+	int pfd;
 	struct cgoom_kill_result res;
-	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
-	CHECK_EQ_U64(res.n_skipped, 0);
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0); /* where the snapshot saw it */
+	prepare_child(&pid, &k, &pfd, &res); /* where the snapshot saw it */
 	k.cg.path = (char *)"/cgoom-test-elsewhere";
-	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1); /* failed before: 0 */
-	CHECK(res.targets[0].skipped && res.targets[0].pidfd < 0);
-	CHECK_EQ_INT(res.targets[0].err, -EXDEV);
-	cgoom_kill_signal(-1, NULL, false, SIGKILL, &res);
-	CHECK_EQ_INT(res.n_signalled, 0);
-	usleep(50 * 1000);
-	CHECK(alive(pid));
+	refused_at_crossing(pfd, &k, &res, -EXDEV, pid); /* failed before: kept, signalled */
 	cgoom_kill_result_free(&res);
 	/* a target the snapshot places in no cgroup: no proof either */
 	k.cg.path = (char *)own_cgroup();
