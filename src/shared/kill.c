@@ -52,25 +52,68 @@ int cgoom_process_mrelease(int pidfd)
 	return syscall(SYS_process_mrelease, pidfd, 0u) < 0 ? -errno : 0;
 }
 
-/* 0 if the process at dfd (its /proc/PID) is attached to the cgroup at
- * path (a snapshot path, "/a/b"), -EXDEV if it is in another (moved
- * since), -errno / -EBADMSG if that cannot be read. No allocation (the
- * kill path): static buffers, cgoom is single threaded here. */
-static int check_cgroup(int dfd, const char *path)
+/*
+ * Where a target is attached, for telling that it moved: its cgroup's
+ * path as /proc/PID/cgroup shows it to cgoom, which is relative to
+ * cgoom's cgroup namespace ("/../../kubepods.slice/pod/c" from inside a
+ * container's own namespace, where the snapshot, read through the host's
+ * cgroupfs, has "/kubepods.slice/pod/c"). So the preparation checks it
+ * against the snapshot's path by what both must share (the path with
+ * the leading ".." steps out of cgoom's namespace taken off is the end
+ * of the snapshot's, at a '/'), and remembers it as a hash (FNV-1a), and
+ * a re-check asks only whether it is still the same. No allocation (the
+ * kill path): static buffers, cgoom is single threaded here.
+ */
+struct cg_check {
+	const char *snap_path; /* the preparation: the snapshot's path, or NULL */
+	uint64_t hash;         /* the path's hash: set by the preparation, checked after */
+	bool have_hash;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Whether `now` (a /proc/PID/cgroup path) names the snapshot's `snap`. */
+static bool same_cgroup(const char *now, const char *snap)
+{
+	while (strncmp(now, "/..", 3) == 0 && (now[3] == '/' || now[3] == '\0'))
+		now += 3;
+	if (!now[0] || !strcmp(now, "/"))
+		return true; /* cgoom's namespace root: any path may be it */
+	size_t n = strlen(now), m = strlen(snap);
+	return n <= m && !strcmp(snap + m - n, now);
+}
+
+/* 0 if the process at dfd (its /proc/PID) is where c says (see above),
+ * -EXDEV if it is elsewhere (moved since), -errno / -EBADMSG if that
+ * cannot be read. */
+static int check_cgroup(int dfd, struct cg_check *c)
 {
 	static char buf[8192], now[4096];
 	size_t len;
 	int r = cgfs_read_small_at(dfd, "cgroup", buf, sizeof buf, &len);
 	if (r == 0 && cgoom_parse_pid_cgroup(buf, len, now, sizeof now) < 0)
 		r = -EBADMSG;
-	if (r == 0 && strcmp(now, path) != 0)
-		r = -EXDEV;
-	return r;
+	if (r < 0)
+		return r;
+	uint64_t h = fnv1a(now);
+	if (c->have_hash)
+		return h == c->hash ? 0 : -EXDEV;
+	if (c->snap_path && !same_cgroup(now, c->snap_path))
+		return -EXDEV;
+	c->hash = h;
+	c->have_hash = true;
+	return 0;
 }
 
 /* 0 if PID (under proc_fd) still has this start time and may be killed;
- * with cgroup (a path), also only while it is attached to that cgroup. */
-static int check_identity(int proc_fd, int pid, uint64_t starttime, const char *cgroup)
+ * with cg, also only while it is attached where cg says (check_cgroup). */
+static int check_identity(int proc_fd, int pid, uint64_t starttime, struct cg_check *cgroup)
 {
 	struct cgoom_pid_stat ps;
 	char name[16], buf[4096];
@@ -102,7 +145,7 @@ static int check_identity(int proc_fd, int pid, uint64_t starttime, const char *
 int cgoom_kill_verify(int proc_fd, int pid, uint64_t starttime, int self_pid,
 		      struct cgoom_kill_target *ret)
 {
-	struct cgoom_kill_target t = { .pid = pid, .pidfd = -1, .cgroup = -1 };
+	struct cgoom_kill_target t = { .pid = pid, .pidfd = -1 };
 	int fd, r;
 
 	if (pid <= 1 || pid == self_pid)
@@ -272,6 +315,35 @@ static long find_proc(const struct cgoom_snapshot *s, const size_t *order, int p
 	return -1;
 }
 
+/* Where verified target t (process p of s) is attached, remembered for
+ * re-validation; one no longer where s saw it (moved since the snapshot)
+ * is skipped (-EXDEV). Unreadable: not remembered (a re-check then
+ * cannot prove it stayed). */
+static void remember_cgroup(int proc_fd, const struct cgoom_snapshot *s,
+			    const struct cgoom_process *p, struct cgoom_kill_target *t)
+{
+	char name[16];
+	snprintf(name, sizeof name, "%d", t->pid);
+	int fd = openat(proc_fd, name, DIR_FLAGS);
+	if (fd < 0)
+		return;
+	struct cg_check c = {
+		.snap_path = p->cgroup >= 0 && (size_t)p->cgroup < s->n_cgroups ? s->cgroups[p->cgroup].path
+										 : NULL,
+	};
+	int r = c.snap_path ? check_cgroup(fd, &c) : -EXDEV;
+	close(fd);
+	if (r == -EXDEV) {
+		close(t->pidfd);
+		t->pidfd = -1;
+		t->err = r;
+		t->skipped = true;
+	} else if (r == 0) {
+		t->cgroup_hash = c.hash;
+		t->cgroup_known = true;
+	}
+}
+
 int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 		       const struct cgoom_decision *d, struct cgoom_kill_result *ret)
 {
@@ -298,12 +370,14 @@ int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 		long pi = find_proc(s, order, d->pids[i]);
 
 		if (pi < 0) {
-			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1, .cgroup = -1,
+			*t = (struct cgoom_kill_target){ .pid = d->pids[i], .pidfd = -1,
 							 .err = -ESRCH, .skipped = true };
 		} else {
-			cgoom_kill_verify(proc_fd, d->pids[i], s->procs[pi].starttime, s->self_pid, t);
-			t->starttime = s->procs[pi].starttime;
-			t->cgroup = s->procs[pi].cgroup;
+			const struct cgoom_process *p = &s->procs[pi];
+			cgoom_kill_verify(proc_fd, d->pids[i], p->starttime, s->self_pid, t);
+			t->starttime = p->starttime;
+			if (!t->skipped)
+				remember_cgroup(proc_fd, s, p, t);
 		}
 		res.n_skipped += t->skipped;
 	}
@@ -338,15 +412,13 @@ size_t cgoom_kill_revalidate(int proc_fd, const struct cgoom_snapshot *s,
 		struct cgoom_kill_target *t = &res->targets[i];
 		if (t->skipped || t->signalled || t->pidfd < 0)
 			continue;
-		/* a target the snapshot places nowhere cannot be shown to be
-		 * where the decision saw it */
-		const char *cg = t->cgroup >= 0 && (size_t)t->cgroup < s->n_cgroups
-					 ? s->cgroups[t->cgroup].path
-					 : NULL;
-		int r = pidfd_exited(t->pidfd) ? -ESRCH : cg ? 0 : -EXDEV;
+		/* one whose place was not read when prepared cannot be shown
+		 * to be where the decision saw it */
+		struct cg_check c = { .hash = t->cgroup_hash, .have_hash = true };
+		int r = pidfd_exited(t->pidfd) ? -ESRCH : t->cgroup_known ? 0 : -EXDEV;
 		if (r == 0)
 			r = t->pid == s->self_pid ? -EPERM
-						  : check_identity(proc_fd, t->pid, t->starttime, cg);
+						  : check_identity(proc_fd, t->pid, t->starttime, &c);
 		if (r < 0)
 			skip_target(res, t, r);
 	}

@@ -22,7 +22,10 @@ struct cgoom_kill_target {
 	bool skipped;      /* vanished, reused or now protected: never signalled */
 	uint64_t starttime; /* from the snapshot, for re-validation */
 	bool released;      /* process_mrelease() was called */
-	int cgroup;         /* the snapshot's cgroup of it (index), for re-validation; -1 none */
+	/* where it was attached when prepared (kill.c check_cgroup: a hash
+	 * of its /proc/PID/cgroup path), for re-validation */
+	uint64_t cgroup_hash;
+	bool cgroup_known;
 };
 
 struct cgoom_kill_result {
@@ -63,10 +66,11 @@ int cgoom_kill(const struct cgoom_roots *r, const struct cgoom_snapshot *s,
  *
  * cgoom_kill_revalidate: for each prepared target still unsignalled, whether
  * it has exited (its pidfd polls readable), still has its start time, is
- * not protected now (oom_score_adj -1000) and is still attached to the
- * cgroup s (the snapshot prepared from) saw it in (its /proc/PID/cgroup:
- * a process moved since, to an omit cgroup or another domain, is no
- * longer what the decision chose: -EXDEV); a failing one is skipped and
+ * not protected now (oom_score_adj -1000) and is still attached where it
+ * was when prepared (its /proc/PID/cgroup, as cgoom's cgroup namespace
+ * shows it: a process moved since, to an omit cgroup or another domain,
+ * is no longer what the decision chose: -EXDEV; the preparation skips
+ * one already away from the cgroup the snapshot saw it in); a failing one is skipped and
  * its pidfd closed. Returns how many were skipped by this call. Allocates
  * nothing.
  *

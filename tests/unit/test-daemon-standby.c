@@ -441,11 +441,39 @@ static void test_prepared_kill_once(void)
 	reap(pids[1]);
 }
 
+static void set_cgroup(const char *dir, pid_t pid, const char *line)
+{
+	char f[300];
+	snprintf(f, sizeof f, "%s/%d/cgroup", dir, (int)pid);
+	FILE *fp = fopen(f, "w");
+	CHECK(fp != NULL);
+	fputs(line, fp);
+	fclose(fp);
+}
+
+/* A /proc of one process (pid's stat and oom_score_adj copied from the
+ * real one, its cgroup file as given), in dir (a mkdtemp template); *fd
+ * an fd of it. The pidfd is the real process's. */
+static void fake_proc(char *dir, pid_t pid, const char *cgroup_line, int *fd)
+{
+	*fd = -1;
+	CHECK(mkdtemp(dir) != NULL);
+	char d[64], cmd[400];
+	snprintf(d, sizeof d, "%s/%d", dir, (int)pid);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir %s && cat /proc/%d/stat > %s/stat && cat /proc/%d/oom_score_adj > %s/oom_score_adj",
+		 d, (int)pid, d, (int)pid, d);
+	CHECK(system(cmd) == 0);
+	set_cgroup(dir, pid, cgroup_line);
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* The victim moved to another cgroup between the standby and the
  * crossing (into an omit cgroup, another domain): it is no longer what
- * the decision chose, and the standby must not signal it. The move is
- * the snapshot's cgroup renamed: the same mismatch /proc/PID/cgroup
- * shows. */
+ * the decision chose, and the standby must not signal it. Where it is
+ * attached is read as /proc/PID/cgroup shows it to cgoom: relative to
+ * cgoom's cgroup namespace (in a container of its own, "/../../c" for
+ * the snapshot's "/k/pod/c"), which is no move. */
 static void test_prepared_moved(void)
 {
 	pid_t pid;
@@ -453,17 +481,33 @@ static void test_prepared_moved(void)
 	int pfd;
 	struct cgoom_kill_result res;
 	prepare_child(&pid, &k, &pfd, &res); /* where the snapshot saw it */
-	k.cg.path = (char *)"/cgoom-test-elsewhere";
+	close(pfd);
+	cgoom_kill_result_free(&res);
+	k.cg.path = (char *)"/k/pod/c";
+	char dir[] = "/tmp/cgoom-proc-XXXXXX";
+	fake_proc(dir, pid, "0::/../../c\n", &pfd); /* cgoom in /k/x/y's namespace */
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	CHECK_EQ_U64(res.n_skipped, 0);
+	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 0); /* not moved */
+	set_cgroup(dir, pid, "0::/../../omitted\n");
 	refused_at_crossing(pfd, &k, &res, -EXDEV, pid); /* failed before: kept, signalled */
 	cgoom_kill_result_free(&res);
-	/* a target the snapshot places in no cgroup: no proof either */
-	k.cg.path = (char *)own_cgroup();
+	/* already elsewhere when prepared: skipped then */
 	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
-	res.targets[0].cgroup = -1;
+	CHECK_EQ_U64(res.n_skipped, 1);
+	CHECK_EQ_INT(res.targets[0].err, -EXDEV);
+	cgoom_kill_result_free(&res);
+	/* a place not read when prepared: no proof at the crossing */
+	set_cgroup(dir, pid, "0::/../../c\n");
+	CHECK_EQ_INT(cgoom_kill_prepare(pfd, &k.s, &k.d, &res), 0);
+	res.targets[0].cgroup_known = false;
 	CHECK_EQ_U64(cgoom_kill_revalidate(pfd, &k.s, &res), 1);
 	CHECK_EQ_INT(res.targets[0].err, -EXDEV);
 	cgoom_kill_result_free(&res);
 	close(pfd);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
 	reap(pid);
 }
 
