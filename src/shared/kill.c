@@ -57,15 +57,12 @@ int cgoom_process_mrelease(int pidfd)
  * path as /proc/PID/cgroup shows it to cgoom, which is relative to
  * cgoom's cgroup namespace ("/../../kubepods.slice/pod/c" from inside a
  * container's own namespace, where the snapshot, read through the host's
- * cgroupfs, has "/kubepods.slice/pod/c"). So the preparation checks it
- * against the snapshot's path by what both must share (the path with
- * the leading ".." steps out of cgoom's namespace taken off is the end
- * of the snapshot's, at a '/'), and remembers it as a hash (FNV-1a), and
- * a re-check asks only whether it is still the same. No allocation (the
+ * cgroupfs, has "/kubepods.slice/pod/c"). So the preparation remembers
+ * it as a hash (FNV-1a), and a re-check asks only whether it is still
+ * the same. No allocation (the
  * kill path): static buffers, cgoom is single threaded here.
  */
 struct cg_check {
-	const char *snap_path; /* the preparation: the snapshot's path, or NULL */
 	uint64_t hash;         /* the path's hash: set by the preparation, checked after */
 	bool have_hash;
 };
@@ -76,17 +73,6 @@ static uint64_t fnv1a(const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	return h;
-}
-
-/* Whether `now` (a /proc/PID/cgroup path) names the snapshot's `snap`. */
-static bool same_cgroup(const char *now, const char *snap)
-{
-	while (strncmp(now, "/..", 3) == 0 && (now[3] == '/' || now[3] == '\0'))
-		now += 3;
-	if (!now[0] || !strcmp(now, "/"))
-		return true; /* cgoom's namespace root: any path may be it */
-	size_t n = strlen(now), m = strlen(snap);
-	return n <= m && !strcmp(snap + m - n, now);
 }
 
 /* 0 if the process at dfd (its /proc/PID) is where c says (see above),
@@ -104,8 +90,6 @@ static int check_cgroup(int dfd, struct cg_check *c)
 	uint64_t h = fnv1a(now);
 	if (c->have_hash)
 		return h == c->hash ? 0 : -EXDEV;
-	if (c->snap_path && !same_cgroup(now, c->snap_path))
-		return -EXDEV;
 	c->hash = h;
 	c->have_hash = true;
 	return 0;
@@ -315,30 +299,21 @@ static long find_proc(const struct cgoom_snapshot *s, const size_t *order, int p
 	return -1;
 }
 
-/* Where verified target t (process p of s) is attached, remembered for
- * re-validation; one no longer where s saw it (moved since the snapshot)
- * is skipped (-EXDEV). Unreadable: not remembered (a re-check then
- * cannot prove it stayed). */
-static void remember_cgroup(int proc_fd, const struct cgoom_snapshot *s,
-			    const struct cgoom_process *p, struct cgoom_kill_target *t)
+/* Where verified target t is attached, remembered for re-validation
+ * (a move within the victim entity between the snapshot and now, which
+ * a one-shot kill must still make, is no reason to skip it here).
+ * Unreadable: not remembered (a re-check then cannot prove it stayed). */
+static void remember_cgroup(int proc_fd, struct cgoom_kill_target *t)
 {
 	char name[16];
 	snprintf(name, sizeof name, "%d", t->pid);
 	int fd = openat(proc_fd, name, DIR_FLAGS);
 	if (fd < 0)
 		return;
-	struct cg_check c = {
-		.snap_path = p->cgroup >= 0 && (size_t)p->cgroup < s->n_cgroups ? s->cgroups[p->cgroup].path
-										 : NULL,
-	};
-	int r = c.snap_path ? check_cgroup(fd, &c) : -EXDEV;
+	struct cg_check c = { 0 };
+	int r = check_cgroup(fd, &c);
 	close(fd);
-	if (r == -EXDEV) {
-		close(t->pidfd);
-		t->pidfd = -1;
-		t->err = r;
-		t->skipped = true;
-	} else if (r == 0) {
+	if (r == 0) {
 		t->cgroup_hash = c.hash;
 		t->cgroup_known = true;
 	}
@@ -377,7 +352,7 @@ int cgoom_kill_prepare(int proc_fd, const struct cgoom_snapshot *s,
 			cgoom_kill_verify(proc_fd, d->pids[i], p->starttime, s->self_pid, t);
 			t->starttime = p->starttime;
 			if (!t->skipped)
-				remember_cgroup(proc_fd, s, p, t);
+				remember_cgroup(proc_fd, t);
 		}
 		res.n_skipped += t->skipped;
 	}
