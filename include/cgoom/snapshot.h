@@ -64,6 +64,10 @@ struct cgoom_cgroup {
 	/* cgroup.procs malformed, or a process it lists there but unreadable
 	 * (skipped, noted): some member's eligibility is unknown */
 	bool procs_unknown;
+	/* part of its subtree could not be read at all (the reader's depth
+	 * cut, reader.c adopt_deep): a process there is unknown, so no
+	 * victim is chosen in a domain that holds it */
+	bool subtree_unread;
 	struct cgoom_raw_settings raw;
 	/* Read lazily (branch and bound): a childless memcg whose body
 	 * (memory.max, memory.oom.group, cgroup.procs and its processes) is

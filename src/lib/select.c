@@ -99,6 +99,9 @@ bool cgoom_domain_size_known(const struct cgoom_snapshot *s, int domain)
 
 const char *cgoom_select_strerror(int r)
 {
+	if (r == -ELOOP)
+		return "part of the domain's cgroup tree could not be read (too deep: see the "
+		       "notes), so a process there could not be ranked: no victim chosen";
 	if (r == -ENODATA)
 		return "/proc/meminfo is unreadable or malformed, so the domain's size T (MemTotal, "
 		       "SwapTotal), by which bias and oom_score_adj count, is unknown: no victim chosen";
@@ -379,6 +382,10 @@ int cgoom_rank(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
 		d->policy = CGOOM_POLICY_CGROUP;
 		ops = cgoom_policy_ops(d->policy);
 	}
+	/* a process left unread could outrank every candidate */
+	for (size_t c = 0; c < s->n_cgroups; c++)
+		if (s->cgroups[c].subtree_unread && cgoom_snapshot_is_under(s, (int)c, domain))
+			return -ELOOP;
 	/* SPEC 3, 4: bias and oom_score_adj count by T; a T taken as 0
 	 * would drop them all and rank another victim */
 	if (!cgoom_domain_size_known(s, domain))

@@ -155,6 +155,122 @@ static bool strictly_above(const char *path, const char *of)
 	return strncmp(path, of, p) == 0 && of[p] == '/';
 }
 
+/* The relative paths below a cut still to be read (adopt_deep). */
+struct deep_todo {
+	char **rel;
+	size_t n, cap;
+	const char *prefix; /* the directory being listed, relative to the cut */
+	bool too_long;      /* a path below the cut longer than DEEP_REL_MAX */
+};
+
+/* Relative paths below a cut stay short of PATH_MAX: openat2 takes no
+ * longer one. */
+#define DEEP_REL_MAX 4000
+
+static int deep_push(void *ctx, const char *name, unsigned char type)
+{
+	struct deep_todo *t = ctx;
+	size_t pl = t->prefix ? strlen(t->prefix) : 0, nl = strlen(name);
+	char *rel;
+
+	if (type != DT_DIR)
+		return 0; /* a symlink is never followed; noted above the cut only */
+	if (pl + nl + 2 > DEEP_REL_MAX) {
+		t->too_long = true;
+		return 0;
+	}
+	if (cgfs_grow(&t->rel, &t->cap, t->n + 1, sizeof *t->rel) < 0 || !(rel = malloc(pl + nl + 2)))
+		return -ENOMEM;
+	if (pl)
+		snprintf(rel, pl + nl + 2, "%s/%s", t->prefix, name);
+	else
+		memcpy(rel, name, nl + 1);
+	t->rel[t->n++] = rel;
+	return 0;
+}
+
+/*
+ * Below MAX_DEPTH levels the tree is not read cgroup by cgroup (each
+ * level of the walk holds a directory fd and a stack frame), but it is
+ * not left out either: a delegatee could otherwise hide its largest
+ * process 65 levels down and have someone else's killed (SPEC 7:
+ * delegation never lets anyone evade the admin's policy). The processes
+ * of st's whole subtree count as st's own, as a non-memory descendant's
+ * would (st's hierarchical memory.stat already holds their charge),
+ * found by an iterative walk that holds one directory open at a time,
+ * each opened beneath st by its relative path. What that walk cannot
+ * reach (a path over DEEP_REL_MAX below st, more than MAX_CGROUPS
+ * directories, one that cannot be opened or listed) marks st
+ * subtree_unread: no victim is chosen in a domain holding it.
+ */
+static void adopt_deep(struct reader *rd, struct stage *st, int idx)
+{
+	struct deep_todo t = { 0 };
+	size_t visited = 0;
+	bool partial = false;
+
+	for (size_t i = 0; i < st->n_children && !rd->err; i++)
+		if (deep_push(&t, st->children[i], DT_DIR) < 0)
+			rd_fail(rd, st->path, NULL, ENOMEM);
+	while (t.n > 0 && !rd->err) {
+		char *rel = t.rel[--t.n];
+		char *path = rd_child_path(st->path, rel);
+		struct stage sub = { .path = path };
+		int fd, r;
+
+		if (!path) {
+			rd_fail(rd, st->path, NULL, ENOMEM);
+			free(rel);
+			break;
+		}
+		fd = ++visited > MAX_CGROUPS ? -E2BIG : cgfs_open_beneath(st->fd, rel, DIR_FLAGS);
+		if (fd < 0) {
+			if (rd_fatal_errno(-fd))
+				rd_fail(rd, path, NULL, -fd);
+			else if (fd != -ENOENT && fd != -ENODEV)
+				partial = true; /* there, but not read */
+			goto next;
+		}
+		sub.fd = fd;
+		rd_read_pid_list(rd, &sub);
+		rd_stage_processes(rd, idx);
+		if (sub.c.procs_unknown || rd->staged_unknown)
+			rd->s->cgroups[idx].procs_unknown = true;
+		for (size_t i = 0; i < rd->n_staged && !rd->err; i++) {
+			rd->staged[i].cgroup = idx;
+			if (cgoom_snapshot_add_process(rd->s, &rd->staged[i]) == -ENOMEM)
+				rd_fail(rd, path, NULL, ENOMEM);
+		}
+		t.prefix = rel;
+		r = cgfs_for_each_entry(fd, deep_push, &t);
+		t.prefix = NULL;
+		if (r == -ENOMEM || rd_fatal_errno(-r))
+			rd_fail(rd, path, NULL, -r);
+		else if (r < 0 && r != -ENOENT && r != -ENODEV)
+			partial = true;
+		close(fd);
+next:
+		free(path);
+		free(rel);
+	}
+	for (size_t i = 0; i < t.n; i++)
+		free(t.rel[i]);
+	free(t.rel);
+	if (rd->err)
+		return;
+	if (partial || t.too_long) {
+		rd->s->cgroups[idx].subtree_unread = true;
+		rd_note(rd, st->path, NULL,
+			"deeper than %d levels, and not all of the rest could be read (%s): "
+			"no victim is chosen in a domain holding it",
+			MAX_DEPTH, t.too_long ? "a path too long" : "unreadable or too many cgroups");
+	} else
+		rd_note(rd, st->path, NULL,
+			"deeper than %d levels: the %zu cgroups below count as part of it "
+			"(their processes are its own)",
+			MAX_DEPTH, visited);
+}
+
 static void visit_children(struct reader *rd, struct stage *st, int idx, int depth)
 {
 	for (size_t i = 0; i < st->n_children && !rd->err; i++) {
@@ -170,8 +286,7 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 			return;
 		}
 		if (depth + 1 > MAX_DEPTH) {
-			rd_note(rd, st->path, NULL, "deeper than %d levels, children not read",
-			     MAX_DEPTH);
+			adopt_deep(rd, st, idx);
 			return;
 		}
 		cpath = rd_child_path(st->path, name);

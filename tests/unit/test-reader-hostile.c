@@ -105,19 +105,62 @@ static void test_many_pids(void)
 	CHECK(proc(3999));
 }
 
+/* Below 64 levels the walk reads no cgroup of its own, but the
+ * processes below count as the 64th level's: a process 70 levels down
+ * is not left out (it would have been: "children not read"). */
 static void test_deep_nesting(void)
 {
-	char path[4096] = "";
+	char path[4096] = "", cut[4096] = "";
 	size_t o = 0;
 
 	fx_new();
 	for (int d = 1; d <= 70; d++) {
 		o += (size_t)snprintf(path + o, sizeof path - o, "/d");
-		mkcg(path, true, "");
+		mkcg(path, true, d == 70 ? "7070\n" : d == 60 ? "6060\n" : "");
+		if (d == 64)
+			memcpy(cut, path, o + 1);
 	}
+	mkproc(&(struct fproc){ .pid = 7070, .comm = "deep", .rss_kb = 4096, .kthread = -1 });
+	mkproc(&(struct fproc){ .pid = 6060, .comm = "above", .rss_kb = 4096, .kthread = -1 });
 	CHECK_EQ_INT(fx_read(), 0);
 	CHECK_EQ_INT(g_snap.n_cgroups, 65); /* root + 64 levels */
-	CHECK(has_note("deeper than 64 levels"));
+	CHECK(has_note("deeper than 64 levels: the 6 cgroups below count as part of it"));
+	CHECK(proc(7070) && proc(6060));
+	CHECK(proc(7070) && !strcmp(g_snap.cgroups[proc(7070)->cgroup].path, cut));
+	CHECK(cg(cut) && !cg(cut)->subtree_unread && !cg(cut)->procs_unknown);
+}
+
+/* A path below the cut too long to open beneath it (over 4000 bytes):
+ * that part stays unread and says so, and the cut is marked, so that no
+ * victim is chosen above it (select.c). */
+static void test_deep_too_long(void)
+{
+	char path[4096] = "", name[251];
+	int fds[20], n = 0;
+	size_t o = 0;
+
+	fx_new();
+	for (int d = 1; d <= 64; d++) {
+		o += (size_t)snprintf(path + o, sizeof path - o, "/d");
+		mkcg(path, true, "");
+	}
+	memset(name, 'x', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	fds[n++] = open(at("cg%s", path), O_RDONLY | O_DIRECTORY);
+	CHECK(fds[0] >= 0);
+	for (; n < 18; n++) { /* 17 x 251 bytes below the cut */
+		CHECK(mkdirat(fds[n - 1], name, 0755) == 0);
+		fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY);
+		CHECK(fds[n] >= 0);
+	}
+	CHECK_EQ_INT(fx_read(), 0);
+	CHECK(cg(path) && cg(path)->subtree_unread);
+	CHECK(has_note("not all of the rest could be read (a path too long)"));
+	for (n--; n > 0; n--) { /* nftw cannot remove what PATH_MAX cannot name */
+		close(fds[n]);
+		CHECK(unlinkat(fds[n - 1], name, AT_REMOVEDIR) == 0);
+	}
+	close(fds[0]);
 }
 
 static int count_fds(void)
@@ -247,6 +290,7 @@ int main(void)
 		TAP(test_empty_procs),
 		TAP(test_many_pids),
 		TAP(test_deep_nesting),
+		TAP(test_deep_too_long),
 		TAP(test_reread_same_roots_no_fd_leak),
 		TAP(test_vanish_before_open),
 		TAP(test_vanish_after_open),

@@ -640,6 +640,32 @@ static void test_domain_size(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* A subtree the reader could not read whole (subtree_unread: its depth
+ * cut) may hide a larger process: no victim in a domain holding it, a
+ * victim as before in one that does not. */
+static void test_subtree_unread_refuses(void)
+{
+	struct cgoom_snapshot s;
+	sb_init(&s, 0);
+	int a = sb_cg(&s, "/a", 10);
+	sb_cg(&s, "/a/deep", 10);
+	int b = sb_cg(&s, "/b", 50);
+	sb_proc(&s, 80, "/a/deep", 10, 0);
+	sb_proc(&s, 81, "/b", 50, 0);
+	s.cgroups[sb_idx(&s, "/a/deep")].subtree_unread = true;
+	sb_done(&s, NULL);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, 0, &d), -ELOOP);
+	CHECK(!d.has_victim);
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, a, &d), -ELOOP);
+	CHECK(strstr(cgoom_select_strerror(-ELOOP), "could not be read") != NULL);
+	CHECK_EQ_INT(cgoom_select(&s, &sb_set, b, &d), 0);
+	CHECK(d.has_victim && d.victim_pid == 81);
+	cgoom_decision_free(&d);
+	cgoom_snapshot_free(&s);
+}
+
 static void test_namespace_root(void)
 {
 	/* inside a cgroup namespace the root has memory files of its own;
@@ -711,6 +737,7 @@ int main(void)
 		TAP(test_comparator_total_order),
 		TAP(test_badness),
 		TAP(test_domain_size),
+		TAP(test_subtree_unread_refuses),
 		TAP(test_namespace_root),
 		{ 0 },
 	});
