@@ -126,8 +126,11 @@ bool rd_cg_errno(struct reader *rd, struct stage *st, const char *file, int e)
 int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b,
 		   size_t max)
 {
-	int r = cgfs_read_at(b, st->fd, file, max);
+	return rd_cg_failed(rd, st, file, cgfs_read_at(b, st->fd, file, max), max);
+}
 
+int rd_cg_failed(struct reader *rd, struct stage *st, const char *file, int r, size_t max)
+{
 	if (r >= 0 || rd_cg_errno(rd, st, file, -r))
 		return r;
 	if (r == -EFBIG)
@@ -325,6 +328,16 @@ bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx)
 	return false;
 }
 
+/* Whether cgroup.type says "threaded" (not "domain threaded": that one
+ * lists the processes of its whole threaded subtree). */
+static bool is_threaded(struct reader *rd, struct stage *st)
+{
+	static const char t[] = "threaded\n";
+
+	return cgfs_read_at(&rd->buf, st->fd, "cgroup.type", FILE_MAX) == 0 &&
+	       rd->buf.len == sizeof t - 1 && memcmp(rd->buf.p, t, sizeof t - 1) == 0;
+}
+
 /* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed
  * (the walk is pre-order by name, so "first" is deterministic). */
 void rd_read_pid_list(struct reader *rd, struct stage *st)
@@ -332,7 +345,13 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 	int n;
 
 	rd->n_pids = 0;
-	n = rd_cg_read(rd, st, "cgroup.procs", &rd->procs, PROCS_MAX);
+	/* a threaded cgroup's cgroup.procs cannot be read (EOPNOTSUPP): its
+	 * processes are listed by its threaded domain, an ancestor read
+	 * before it, and belong to that domain's memcg */
+	n = cgfs_read_at(&rd->procs, st->fd, "cgroup.procs", PROCS_MAX);
+	if (n == -EOPNOTSUPP && is_threaded(rd, st))
+		return;
+	n = rd_cg_failed(rd, st, "cgroup.procs", n, PROCS_MAX);
 	if (n < 0) {
 		/* absent or gone: nothing in it; else unknown (noted) */
 		st->c.procs_unknown = n != -ENOENT && n != -ENODEV;

@@ -87,6 +87,9 @@ enum num_kind { N_U64, N_LIMIT, N_BOOL01 };
 bool rd_cg_read_num(struct reader *rd, struct stage *st, const char *file, enum num_kind kind,
 		    uint64_t *ret);
 int rd_cg_read(struct reader *rd, struct stage *st, const char *file, struct rbuf *b, size_t max);
+/* rd_cg_read()'s handling of r, what reading `file` (at most max bytes)
+ * returned: noted as rd_cg_read() notes it; returns r. */
+int rd_cg_failed(struct reader *rd, struct stage *st, const char *file, int r, size_t max);
 /* cgroup.controllers (not for the root) and, for a memcg, its memory.* files */
 void rd_read_memcg(struct reader *rd, struct stage *st, bool is_root);
 /* The cgroup being read vanished: note it, forget its staged processes. */
