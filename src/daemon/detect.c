@@ -358,6 +358,14 @@ void detect_cgroup(struct daemon *dm, struct domain *d, uint64_t now, bool psi_f
 	d->sample = *cg;
 	d->sample_ok = true;
 	pace_event(dm, d, s, ret);
+	/* nobody in it to kill, and its cgroup.events wakes the loop when
+	 * somebody comes: an empty domain at its line (memory.max 0, tmpfs
+	 * files left by processes gone) neither fires nor approaches; it
+	 * fired every second (the no-victim cooldown) for ever */
+	if (d->empty && domain_empty_watched(d)) {
+		ret->kind = CGOOM_TRIGGER_NONE;
+		ret->approach = false;
+	}
 }
 
 /* ---- the re-check before acting, words and numbers for the log ---- */

@@ -140,14 +140,18 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 void sched_plan_of(const struct sched_in *in, struct sched_plan *ret)
 {
 	*ret = (struct sched_plan){ .due_us = in->t0 + in->next_us };
-	if (in->approach || in->in_band || in->active)
+	if (in->active)
 		return;
 	if (in->empty) {
 		/* nobody to kill, and nobody to charge it but what the
-		 * events report: off the budget, off the backstop */
+		 * events report: off the budget, off the backstop, and off
+		 * its line's pace even when at its line (memory.max 0, tmpfs
+		 * files left behind: nothing a kill could free) */
 		ret->due_us = in->t0 + (in->empty_us > in->next_us ? in->empty_us : in->next_us);
 		return;
 	}
+	if (in->approach || in->in_band)
+		return;
 	if (!in->budget_ok)
 		return;
 	uint64_t room = cgoom_alloc_room_pages(in->current, in->watch_line, in->slack_pages,
