@@ -19,6 +19,10 @@
 #define FILE_MAX ((size_t)1 << 20)
 #define PID_LIMIT 4194304
 #define XATTR_MAX 256
+/* The longest cgroup path opened from a root fd by name (openat2 takes
+ * no path of PATH_MAX, 4096, or more; some room left): a cgroup further
+ * down is only ever reached one directory at a time. */
+#define REL_PATH_MAX 4000
 
 struct reader {
 	const struct cgoom_roots *roots;

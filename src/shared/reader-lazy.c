@@ -93,6 +93,11 @@ int rd_defer_child(struct reader *rd, struct stage *st, int parent, const char *
 	 * directory swapped in under the name meanwhile can only be another
 	 * user's (mkdir makes it the caller's), which makes it less trusted,
 	 * never more. */
+	/* a deferred cgroup is read later by its path from the root
+	 * (expand_one): one too long to open so is read whole now, or it
+	 * would be dropped, its processes with it */
+	if (strlen(path) >= REL_PATH_MAX)
+		return 0;
 	/* swap is charged hierarchically: none in the parent, none here */
 	int r = read_bound(st->fd, name, st->swap_read && st->c.swap_current == 0 && parent > 0,
 			   &cur, &swc);

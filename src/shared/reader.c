@@ -160,12 +160,8 @@ struct deep_todo {
 	char **rel;
 	size_t n, cap;
 	const char *prefix; /* the directory being listed, relative to the cut */
-	bool too_long;      /* a path below the cut longer than DEEP_REL_MAX */
+	bool too_long;      /* a path below the cut longer than REL_PATH_MAX */
 };
-
-/* Relative paths below a cut stay short of PATH_MAX: openat2 takes no
- * longer one. */
-#define DEEP_REL_MAX 4000
 
 static int deep_push(void *ctx, const char *name, unsigned char type)
 {
@@ -175,7 +171,7 @@ static int deep_push(void *ctx, const char *name, unsigned char type)
 
 	if (type != DT_DIR)
 		return 0; /* a symlink is never followed; noted above the cut only */
-	if (pl + nl + 2 > DEEP_REL_MAX) {
+	if (pl + nl + 2 > REL_PATH_MAX) {
 		t->too_long = true;
 		return 0;
 	}
@@ -199,7 +195,7 @@ static int deep_push(void *ctx, const char *name, unsigned char type)
  * would (st's hierarchical memory.stat already holds their charge),
  * found by an iterative walk that holds one directory open at a time,
  * each opened beneath st by its relative path. What that walk cannot
- * reach (a path over DEEP_REL_MAX below st, more than MAX_CGROUPS
+ * reach (a path over REL_PATH_MAX below st, more than MAX_CGROUPS
  * directories, one that cannot be opened or listed) marks st
  * subtree_unread: no victim is chosen in a domain holding it.
  */

@@ -350,6 +350,71 @@ static void test_grown_leaf_reread_alone(void)
 
 /* An in-flight PID is looked for where its /proc/PID/cgroup says, not
  * everywhere: only that cgroup is read, and selection waits for it. */
+/* Writes `content` to `name` in the directory dfd. */
+static void put_at(int dfd, const char *name, const char *content)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, content, strlen(content)) == (ssize_t)strlen(content));
+	close(fd);
+}
+
+/* A leaf whose path is over 4000 bytes cannot be opened later by its
+ * path from the root (openat2 takes less than PATH_MAX): it is read
+ * whole, not deferred. It used to be deferred and then dropped ("cannot
+ * be opened (Invalid argument), dropped"), its 200 MiB process with it,
+ * and /a's 1 MiB one was the victim. */
+static void test_long_path_leaf_read_whole(void)
+{
+	char name[251];
+	int fds[17], n = 0;
+
+	fx_new();
+	memory_below("");
+	leaf("/a", 500, 1024, "1100000\n");
+	mkcg("/l", true, "");
+	memory_below("/l");
+	memset(name, 'x', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	fds[n++] = open(at("cg/l"), O_RDONLY | O_DIRECTORY);
+	CHECK(fds[0] >= 0);
+	for (; n < 17; n++) { /* /l + 16 x 251 bytes: 4018 */
+		CHECK(mkdirat(fds[n - 1], name, 0755) == 0);
+		fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY);
+		CHECK(fds[n] >= 0);
+		put_at(fds[n], "cgroup.controllers", "cpu memory pids\n");
+		put_at(fds[n], "memory.stat", MEMSTAT);
+		put_at(fds[n], "memory.current", "210000000\n");
+		put_at(fds[n], "memory.swap.current", "0\n");
+		put_at(fds[n], "memory.max", "max\n");
+		put_at(fds[n], "cgroup.procs", n == 16 ? "501\n" : "");
+		if (n < 16)
+			put_at(fds[n], "cgroup.subtree_control", "memory pids\n");
+	}
+	mkproc(&(struct fproc){ .pid = 501, .comm = "deep", .start = 100, .rss_kb = 200 << 10,
+				.kthread = -1 });
+	CHECK_EQ_INT(lazy_read(), 0);
+	CHECK(proc(501)); /* read with the walk, not deferred */
+	CHECK(!has_note("cannot be opened"));
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, NULL, &g_set), 0);
+	struct cgoom_decision d;
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_select_lazy(g_rd, &g_snap, &g_set, 0, &d), 0);
+	CHECK(d.has_victim && d.victim_pid == 501);
+	cgoom_decision_free(&d);
+	for (n--; n > 0; n--) { /* nftw cannot remove what PATH_MAX cannot name */
+		for (const char *const *f = (const char *const[]){ "cgroup.controllers", "memory.stat",
+			"memory.current", "memory.swap.current", "memory.max", "cgroup.procs",
+			"cgroup.subtree_control", NULL }; *f; f++)
+			unlinkat(fds[n], *f, 0);
+		close(fds[n]);
+		CHECK(unlinkat(fds[n - 1], name, AT_REMOVEDIR) == 0);
+	}
+	close(fds[0]);
+	lazy_cleanup();
+}
+
 static void test_inflight_located(void)
 {
 	struct cgoom_decision d;
@@ -501,6 +566,7 @@ int main(void)
 		TAP(test_broken_bound_reads_everything),
 		TAP(test_grown_leaf_reread_alone),
 		TAP(test_inflight_located),
+		TAP(test_long_path_leaf_read_whole),
 		TAP(test_concurrent_reads_private_cwd),
 		{ 0 },
 	});
