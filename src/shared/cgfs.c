@@ -101,6 +101,11 @@ int cgfs_open_beneath(int dirfd, const char *rel, int flags)
 
 		if (fd >= 0)
 			return fd;
+		/* a path of PATH_MAX or more, every component within NAME_MAX
+		 * (checked above): a cgroup can be that deep, and the walk
+		 * below reaches it one directory at a time */
+		if (errno == ENAMETOOLONG)
+			return open_by_components(dirfd, rel, flags);
 		if (errno != ENOSYS && errno != EPERM)
 			return -errno;
 		cgfs_set_no_openat2(true);

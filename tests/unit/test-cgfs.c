@@ -60,6 +60,42 @@ static void test_open_by_components(void)
 	cgfs_set_no_openat2(false);
 }
 
+/* A path past PATH_MAX (each name within NAME_MAX) still opens, one
+ * directory at a time, and still follows no symlink: openat2 refused it
+ * (ENAMETOOLONG), so a scope that deep could not be killed by
+ * cgroup.kill, nor a standby prepared in it. */
+static void test_open_beneath_past_path_max(void)
+{
+	char name[251], path[5000];
+	int fds[18], n = 0, fd, dfd;
+	size_t o = 0;
+
+	fx_new();
+	memset(name, 'y', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	dfd = root_fd();
+	fds[n++] = dfd;
+	for (; n < 18; n++) { /* 17 x 252 bytes: 4284 */
+		CHECK(mkdirat(fds[n - 1], name, 0755) == 0);
+		fds[n] = openat(fds[n - 1], name, O_RDONLY | O_DIRECTORY);
+		CHECK(fds[n] >= 0);
+		o += (size_t)snprintf(path + o, sizeof path - o, "/%s", name);
+	}
+	CHECK(symlinkat(".", fds[17], "link") == 0);
+	fd = cgfs_open_beneath(dfd, path, CGFS_DIR_FLAGS);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path + o, sizeof path - o, "/link");
+	CHECK(cgfs_open_beneath(dfd, path, CGFS_DIR_FLAGS) < 0);
+	unlinkat(fds[17], "link", 0);
+	for (n = 17; n > 0; n--) { /* nftw cannot remove what PATH_MAX cannot name */
+		close(fds[n]);
+		CHECK(unlinkat(fds[n - 1], name, AT_REMOVEDIR) == 0);
+	}
+	close(dfd);
+}
+
 static void test_read_small(void)
 {
 	char buf[8];
@@ -225,6 +261,7 @@ int main(void)
 	int r = tap_run((struct tap_test[]){
 		TAP(test_open_beneath),
 		TAP(test_open_by_components),
+		TAP(test_open_beneath_past_path_max),
 		TAP(test_read_small),
 		TAP(test_read_at),
 		TAP(test_for_each_entry),
