@@ -13,7 +13,7 @@
 #include "reader.h"
 #include "roots-internal.h"
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH CGOOM_READER_MAX_DEPTH
 #define MAX_CGROUPS 1000000
 #define PROCS_MAX ((size_t)64 << 20)
 #define FILE_MAX ((size_t)1 << 20)

@@ -59,6 +59,11 @@ int cgoom_read_file_at(int dirfd, const char *relpath, size_t max, char **ret, s
  * meminfo, net/sockstat. Invalid xattr values are ignored with a note. */
 int cgoom_snapshot_read(const struct cgoom_roots *r, struct cgoom_snapshot *ret);
 
+/* Levels below the root read cgroup by cgroup; the processes of a
+ * deeper subtree count as its ancestor's at this level, and no cgroup
+ * deeper is in a snapshot. */
+#define CGOOM_READER_MAX_DEPTH 64
+
 /*
  * Branch and bound: the same walk, but a childless memcg (below a parent
  * whose cgroup.subtree_control lists memory) is added *deferred* with
