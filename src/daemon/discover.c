@@ -54,10 +54,13 @@
 
 #include "daemon-internal.h"
 #include "log.h"
+#include "reader.h"
 
 #define RDONLY (O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
 #define DIRFLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-#define MAX_DEPTH 64
+/* the reader's: a domain deeper could never be decided (its cgroup is
+ * in no snapshot) */
+#define MAX_DEPTH CGOOM_READER_MAX_DEPTH
 /* no IN_DONT_FOLLOW: the path is /proc/self/fd/N, a link to the
  * directory opened with O_NOFOLLOW */
 #define WATCH_MASK \
@@ -478,10 +481,18 @@ void discover_walk(struct daemon *dm, uint64_t now)
 /* A child directory `name` of node n appeared (made, or moved in). */
 static void child_made(struct daemon *dm, struct cgnode *n, const char *name)
 {
+	/* the child is visited at its depth from the root, as the walk
+	 * visits it (it was 1 here: event by event a chain grew past
+	 * MAX_DEPTH, and a domain there failed every decision) */
+	int depth = 0;
+	for (const char *q = n->path; *q; q++)
+		depth += *q == '/' && q[1];
+	if (depth >= MAX_DEPTH)
+		return;
 	int pfd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
 	if (pfd < 0)
 		return; /* n itself is going: its own events say so */
-	visit(dm, pfd, n->path, name, 1, true);
+	visit(dm, pfd, n->path, name, depth, true);
 	close(pfd);
 }
 

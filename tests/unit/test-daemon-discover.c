@@ -325,6 +325,32 @@ static void overflow_queue(void)
  * not keep the old node (its watch on the removed directory) and its
  * domain (the removed cgroup's files), or nothing made below the new
  * /quiet is found but by the 120 s walk. */
+/* A memcg made more than 64 levels down, one level at a time, is no
+ * node, as in the full walk: the reader reads no cgroup that deep, so a
+ * domain there could never be decided ("not in the fresh snapshot" at
+ * each trigger, while the kernel acted). The event-driven visit counted
+ * levels from the parent that saw the event. */
+static void test_made_too_deep_not_watched(void)
+{
+	struct daemon *dm = daemon_on_tree();
+	char rel[400] = "quiet", at64[400] = "", path[400];
+	for (int level = 2; level <= 65; level++) {
+		if (level == 65)
+			snprintf(at64, sizeof(at64), "/%s", rel);
+		strcat(rel, "/d");
+		cgroup(rel, "memory\n");
+		discover_read(dm, 1000000 + (uint64_t)level);
+	}
+	snprintf(path, sizeof(path), "/%s", rel);
+	CHECK_EQ_INT(discover_node_state(dm, at64), 0);
+	CHECK_EQ_INT(discover_node_state(dm, path), -1);
+	/* the full walk agrees */
+	discover_walk(dm, 2000000);
+	CHECK_EQ_INT(discover_node_state(dm, at64), 0);
+	CHECK_EQ_INT(discover_node_state(dm, path), -1);
+	daemon_gone(dm);
+}
+
 static void test_overflow_recreated_same_path(void)
 {
 	struct daemon *dm = daemon_on_tree();
@@ -390,6 +416,6 @@ int main(void)
 					    TAP(test_domain_polled_unmuted_at_once),
 					    TAP(test_unmute_retried_when_it_fails),
 					    TAP(test_rename_keeps_watch_of_moved_descendant),
-					    TAP(test_overflow_recreated_same_path),
+					    TAP(test_overflow_recreated_same_path), TAP(test_made_too_deep_not_watched),
 					    TAP(test_xattr_change_moves_settings), { 0 } });
 }
