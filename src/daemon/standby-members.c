@@ -190,6 +190,12 @@ void standby_members_open(struct daemon *dm, struct standby *sb)
 		if (!cgoom_snapshot_is_under(s, (int)c, e->cgroup))
 			continue;
 		int dfd = cgfs_open_beneath(dm->roots.cgroup_fd, s->cgroups[c].path, CGFS_DIR_FLAGS);
+		if (dfd >= 0 && cgfs_threaded_at(dfd)) {
+			/* its cgroup.procs never reads; its threaded domain, at or
+			 * above it in the entity, lists its processes */
+			close(dfd);
+			continue;
+		}
 		int fd = dfd >= 0 ? openat(dfd, "cgroup.procs", O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
 		if (dfd >= 0)
 			close(dfd);

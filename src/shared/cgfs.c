@@ -262,6 +262,15 @@ int cgfs_read_small_at(int dirfd, const char *name, char *buf, size_t cap, size_
 	return r;
 }
 
+bool cgfs_threaded_at(int dfd)
+{
+	char t[32];
+	size_t len;
+
+	return cgfs_read_small_at(dfd, "cgroup.type", t, sizeof t, &len) == 0 && len == 9 &&
+	       memcmp(t, "threaded\n", 9) == 0;
+}
+
 struct linux_dirent64 {
 	uint64_t d_ino;
 	int64_t d_off;

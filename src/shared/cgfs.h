@@ -68,6 +68,11 @@ int cgfs_read_head(int fd, char *buf, size_t cap, size_t *ret_len);
  * cgfs_reread(); -EFBIG when it fills buf (it may be longer). */
 int cgfs_read_small_at(int dirfd, const char *name, char *buf, size_t cap, size_t *ret_len);
 
+/* Whether the cgroup directory dfd is of cgroup.type "threaded" (not
+ * "domain threaded"): its cgroup.procs cannot be read (EOPNOTSUPP), and
+ * its threaded domain, an ancestor, lists its processes. */
+bool cgfs_threaded_at(int dfd);
+
 /* Calls fn(ctx, name, type) for each entry of directory dirfd but "."
  * and "..". type is d_type or, where the filesystem says DT_UNKNOWN,
  * found with fstatat(AT_SYMLINK_NOFOLLOW) (still DT_UNKNOWN if the entry

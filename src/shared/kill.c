@@ -217,17 +217,6 @@ static int check_child(void *ctx, const char *name, unsigned char type)
 	return ok ? 0 : -EPERM;
 }
 
-/* Whether the cgroup at dfd is of cgroup.type "threaded": its
- * cgroup.procs cannot be read, its threaded domain lists its processes. */
-static bool is_threaded(int dfd)
-{
-	char t[32];
-	size_t len;
-
-	return cgfs_read_small_at(dfd, "cgroup.type", t, sizeof t, &len) == 0 &&
-	       len == 9 && memcmp(t, "threaded\n", 9) == 0;
-}
-
 /* Whether every process now in the subtree at dfd is a verified target:
  * a process that joined the scope after the snapshot (a protected one
  * moved in, say) must not die by cgroup.kill. Depth-bounded; any read
@@ -244,7 +233,7 @@ static bool members_all_targets(int dfd, const struct cgoom_kill_result *res, in
 	if (depth > 64)
 		return false;
 	int r = cgfs_read_small_at(dfd, "cgroup.procs", buf, sizeof buf, &len);
-	if (r == -EOPNOTSUPP && depth > 0 && is_threaded(dfd))
+	if (r == -EOPNOTSUPP && depth > 0 && cgfs_threaded_at(dfd))
 		buf[0] = '\0'; /* listed by its threaded domain, at or above it here */
 	else if (r < 0)
 		return false;

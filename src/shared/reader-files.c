@@ -328,16 +328,6 @@ bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx)
 	return false;
 }
 
-/* Whether cgroup.type says "threaded" (not "domain threaded": that one
- * lists the processes of its whole threaded subtree). */
-static bool is_threaded(struct reader *rd, struct stage *st)
-{
-	static const char t[] = "threaded\n";
-
-	return cgfs_read_at(&rd->buf, st->fd, "cgroup.type", FILE_MAX) == 0 &&
-	       rd->buf.len == sizeof t - 1 && memcmp(rd->buf.p, t, sizeof t - 1) == 0;
-}
-
 /* cgroup.procs -> rd->pids, keeping only PIDs no earlier cgroup listed
  * (the walk is pre-order by name, so "first" is deterministic). */
 void rd_read_pid_list(struct reader *rd, struct stage *st)
@@ -349,7 +339,7 @@ void rd_read_pid_list(struct reader *rd, struct stage *st)
 	 * processes are listed by its threaded domain, an ancestor read
 	 * before it, and belong to that domain's memcg */
 	n = cgfs_read_at(&rd->procs, st->fd, "cgroup.procs", PROCS_MAX);
-	if (n == -EOPNOTSUPP && is_threaded(rd, st))
+	if (n == -EOPNOTSUPP && cgfs_threaded_at(st->fd))
 		return;
 	n = rd_cg_failed(rd, st, "cgroup.procs", n, PROCS_MAX);
 	if (n < 0) {

@@ -300,6 +300,34 @@ static void test_members_scope_target_moved_out(void)
 	members_moved_out(true);
 }
 
+/* A threaded child in the entity (cgroup.type "threaded"): its
+ * cgroup.procs opens but never reads (the kernel's EOPNOTSUPP; here a
+ * directory of that name, EISDIR), and its threaded domain lists its
+ * processes. The re-check skips it; it failed on it at every crossing
+ * before, so a threaded entity's standby was never used. */
+static void test_members_threaded_child(void)
+{
+	pid_t a = spawn(), b = spawn();
+	CHECK(a > 0 && b > 0);
+	char path[128], tpath[160];
+	struct mcase m;
+	mcase_snap(&m, "/d", "/d/e", a, b, path, sizeof path);
+	snprintf(tpath, sizeof tpath, "%s/d/e/th", g_root);
+	CHECK(mkdir(tpath, 0755) == 0);
+	strncat(tpath, "/cgroup.procs", sizeof tpath - strlen(tpath) - 1);
+	CHECK(mkdir(tpath, 0755) == 0);
+	snprintf(tpath, sizeof tpath, "%s/d/e/th/cgroup.type", g_root);
+	CHECK(write_text(tpath, "threaded\n") == 0);
+	cg_descendants("d/e", 1);
+	int th = cgoom_snapshot_add_cgroup(&m.s, sb_idx(&m.s, "/d/e"), "th");
+	CHECK(th > 0);
+	mcase_open(&m, "[cgroup \"/d\"]\noom_policy = cgroup\n", "/d");
+	CHECK(m.d.has_victim && m.d.victim_pid == a);
+	CHECK(m.sb.members != NULL);
+	CHECK(standby_members_ok(m.dm, &m.sb));
+	mcase_free(&m);
+}
+
 /* A cgroup made inside a tree entity after the decision, holding a
  * process far larger than P: a full read ranks it, but the re-check
  * reads only the snapshot's cgroups' cgroup.procs. The entity's
@@ -342,7 +370,7 @@ int main(void)
 		TAP(test_members_leader_exited),
 		TAP(test_members_victim_moved_out),
 		TAP(test_members_scope_target_moved_out),
-		TAP(test_members_newcomer_in_new_child),
+		TAP(test_members_threaded_child), TAP(test_members_newcomer_in_new_child),
 		{ 0 },
 	});
 }
