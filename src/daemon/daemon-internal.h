@@ -173,6 +173,7 @@ struct discover {
 	size_t n_unwatched; /* nodes without a watch: walked every 3 s */
 	int watch_err;      /* the first watch error (said once) */
 	bool overflowed;    /* the queue overflowed: a full walk is due */
+	bool deep_said;     /* cgroups past MAX_DEPTH were found (said once) */
 	uint64_t next_walk_us;
 	size_t walk_fails, walk_fails_last; /* what the last walks could not read */
 	char walk_first[320], walk_first_last[320];

@@ -367,12 +367,35 @@ static int walk_entry(void *ctx, const char *name, unsigned char type)
 	return 0;
 }
 
+static int is_dir_entry(void *ctx, const char *name, unsigned char type)
+{
+	(void)ctx, (void)name;
+	return type == DT_DIR || type == DT_UNKNOWN;
+}
+
+/* Cgroups past MAX_DEPTH are not watched (selection counts them as their
+ * ancestor at that depth's own): said once, with the first place found,
+ * so that a limit set down there is not thought watched. */
+static void deep_cut(struct daemon *dm, const char *path)
+{
+	if (dm->disc.deep_said)
+		return;
+	dm->disc.deep_said = true;
+	log_warning("discovery: cgroups below %s, %d levels down, are not watched (cgoom reads at most %d "
+		    "levels; their processes count as that cgroup's own): a memory.max set there is left "
+		    "to the kernel",
+		    path, MAX_DEPTH, MAX_DEPTH);
+}
+
 /* Visits the memcg children of the directory `fd` (path `path`). */
 static void walk_dir(struct daemon *dm, int fd, const char *path, int depth, bool on_event)
 {
 	struct walk_ctx w = { .dm = dm, .fd = fd, .path = path, .depth = depth, .on_event = on_event };
-	if (depth >= MAX_DEPTH)
+	if (depth >= MAX_DEPTH) {
+		if (!dm->disc.deep_said && cgfs_for_each_entry(fd, is_dir_entry, NULL) > 0)
+			deep_cut(dm, path);
 		return;
+	}
 	int r = cgfs_for_each_entry(fd, walk_entry, &w);
 	if (r < 0 && !vanished_errno(r))
 		walk_failed(dm, path, NULL, r);
@@ -487,8 +510,10 @@ static void child_made(struct daemon *dm, struct cgnode *n, const char *name)
 	int depth = 0;
 	for (const char *q = n->path; *q; q++)
 		depth += *q == '/' && q[1];
-	if (depth >= MAX_DEPTH)
+	if (depth >= MAX_DEPTH) {
+		deep_cut(dm, n->path);
 		return;
+	}
 	int pfd = cgfs_open_beneath(dm->roots.cgroup_fd, n->path, DIRFLAGS);
 	if (pfd < 0)
 		return; /* n itself is going: its own events say so */

@@ -330,24 +330,64 @@ static void overflow_queue(void)
  * domain there could never be decided ("not in the fresh snapshot" at
  * each trigger, while the kernel acted). The event-driven visit counted
  * levels from the parent that saw the event. */
+/* Runs fn(dm, now) with stderr (the log) sent to a buffer; returns it. */
+static const char *logged(void (*fn)(struct daemon *, uint64_t), struct daemon *dm, uint64_t now)
+{
+	static char out[4096];
+	FILE *f = tmpfile();
+	out[0] = '\0';
+	if (!f)
+		return out;
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	dup2(fileno(f), STDERR_FILENO);
+	fn(dm, now);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	return out;
+}
+
+static void read_events(struct daemon *dm, uint64_t now)
+{
+	discover_read(dm, now);
+}
+
 static void test_made_too_deep_not_watched(void)
 {
 	struct daemon *dm = daemon_on_tree();
 	char rel[400] = "quiet", at64[400] = "", path[400];
+	const char *log = "";
 	for (int level = 2; level <= 65; level++) {
 		if (level == 65)
 			snprintf(at64, sizeof(at64), "/%s", rel);
 		strcat(rel, "/d");
 		cgroup(rel, "memory\n");
-		discover_read(dm, 1000000 + (uint64_t)level);
+		log = logged(read_events, dm, 1000000 + (uint64_t)level);
+		/* not said before anything is past the cut */
+		CHECK(level == 65 || !strstr(log, "not watched"));
 	}
 	snprintf(path, sizeof(path), "/%s", rel);
 	CHECK_EQ_INT(discover_node_state(dm, at64), 0);
 	CHECK_EQ_INT(discover_node_state(dm, path), -1);
-	/* the full walk agrees */
-	discover_walk(dm, 2000000);
+	/* said, with the place (never silently: SPEC 6) */
+	char want[500];
+	snprintf(want, sizeof(want), "cgroups below %s, 64 levels down, are not watched", at64);
+	CHECK(strstr(log, want) != NULL);
+	/* the full walk agrees, and says it only once */
+	log = logged(discover_walk, dm, 2000000);
 	CHECK_EQ_INT(discover_node_state(dm, at64), 0);
 	CHECK_EQ_INT(discover_node_state(dm, path), -1);
+	CHECK(strstr(log, "not watched") == NULL);
+	/* a walk that finds them first (a daemon started on such a tree)
+	 * says it too */
+	dm->disc.deep_said = false;
+	log = logged(discover_walk, dm, 3000000);
+	CHECK(strstr(log, want) != NULL);
 	daemon_gone(dm);
 }
 
