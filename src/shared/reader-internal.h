@@ -14,7 +14,7 @@
 #include "roots-internal.h"
 
 #define MAX_DEPTH CGOOM_READER_MAX_DEPTH
-#define MAX_CGROUPS 1000000
+#define MAX_CGROUPS cgoom_reader_max_cgroups
 #define PROCS_MAX ((size_t)64 << 20)
 #define FILE_MAX ((size_t)1 << 20)
 #define PID_LIMIT 4194304

@@ -31,6 +31,7 @@
 
 
 void (*cgoom_reader_test_hook)(enum cgoom_reader_point point, const char *cgroup_path);
+size_t cgoom_reader_max_cgroups = 1000000;
 
 static void hook(enum cgoom_reader_point point, const char *path)
 {
@@ -275,9 +276,14 @@ static void visit_children(struct reader *rd, struct stage *st, int idx, int dep
 		int cfd, e;
 
 		if (rd->s->n_cgroups >= MAX_CGROUPS) {
+			/* what is left unread could outrank every candidate:
+			 * no victim in a domain holding it (SPEC 4) */
+			rd->s->cgroups[idx].subtree_unread = true;
 			if (!rd->limit_noted)
-				rd_note(rd, st->path, NULL, "more than %d cgroups, the rest not read",
-				     MAX_CGROUPS);
+				rd_note(rd, st->path, NULL,
+					"more than %zu cgroups, the rest not read: no victim is chosen in a "
+					"domain holding them",
+					MAX_CGROUPS);
 			rd->limit_noted = true;
 			return;
 		}

@@ -162,3 +162,5 @@ enum cgoom_reader_point {
 	CGOOM_READER_BEFORE_COMMIT, /* all read, not yet re-validated and added */
 };
 extern void (*cgoom_reader_test_hook)(enum cgoom_reader_point point, const char *cgroup_path);
+/* Test seam: the most cgroups one read takes (1,000,000; tests lower it). */
+extern size_t cgoom_reader_max_cgroups;

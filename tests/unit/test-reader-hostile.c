@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The reader against hostile trees: symlinks, oversized files, FIFOs, cgroups and processes vanishing mid-walk. */
+#include "cgoom/config.h"
+#include "cgoom/select.h"
+#include "cgoom/settings.h"
 #include "reader-fixture.h"
 
 static void test_symlinks_not_followed(void)
@@ -163,6 +166,42 @@ static void test_deep_too_long(void)
 	close(fds[0]);
 }
 
+/* More cgroups than a read takes: the rest is left unread, which could
+ * hide the largest process, so the place they hang from is marked and no
+ * victim is chosen in a domain holding it (it was only a note, and the
+ * ranking went on with what was read). The limit, 1,000,000, lowered. */
+static void test_cgroup_limit_no_victim(void)
+{
+	struct cgoom_config cfg;
+	struct cgoom_settings set;
+	struct cgoom_decision d;
+	size_t was = cgoom_reader_max_cgroups;
+
+	fx_new();
+	mkcg("/a", true, "100\n");
+	mkcg("/b", true, "");
+	mkcg("/b/x", true, "200\n");
+	mkcg("/b/y", true, "300\n");
+	mkproc(&(struct fproc){ .pid = 100, .comm = "small", .rss_kb = 1024, .kthread = -1 });
+	mkproc(&(struct fproc){ .pid = 200, .comm = "mid", .rss_kb = 2048, .kthread = -1 });
+	mkproc(&(struct fproc){ .pid = 300, .comm = "big", .rss_kb = 8192, .kthread = -1 });
+	cgoom_reader_max_cgroups = 4; /* the root, /a, /b and one of /b's */
+	CHECK_EQ_INT(fx_read(), 0);
+	cgoom_reader_max_cgroups = was;
+	CHECK_EQ_INT(g_snap.n_cgroups, 4);
+	CHECK(has_note("more than 4 cgroups, the rest not read: no victim is chosen"));
+	CHECK(cg("/b") && cg("/b")->subtree_unread);
+	CHECK(cg("/a") && !cg("/a")->subtree_unread);
+
+	cgoom_config_init(&cfg);
+	cgoom_decision_init(&d);
+	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg, &set), 0);
+	CHECK(cgoom_select(&g_snap, &set, 0, &d) < 0 && !d.has_victim);
+	cgoom_decision_free(&d);
+	cgoom_settings_free(&set);
+	cgoom_config_free(&cfg);
+}
+
 static int count_fds(void)
 {
 	int n = 0;
@@ -290,7 +329,7 @@ int main(void)
 		TAP(test_empty_procs),
 		TAP(test_many_pids),
 		TAP(test_deep_nesting),
-		TAP(test_deep_too_long),
+		TAP(test_deep_too_long), TAP(test_cgroup_limit_no_victim),
 		TAP(test_reread_same_roots_no_fd_leak),
 		TAP(test_vanish_before_open),
 		TAP(test_vanish_after_open),
