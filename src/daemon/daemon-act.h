@@ -176,9 +176,11 @@ void act_forget(struct daemon *dm, struct domain *d);
 /* Adds n to the decimal value of the user xattr `name` on fd (absent:
  * 0). Allocates nothing. 0 or -errno. */
 int sysd_xattr_add(int fd, const char *name, uint64_t n);
-/* Warns when systemd-oomd looks active (a process of that name under
- * the proc root, or its runtime directory). Returns whether it does. */
-bool sysd_warn_oomd(struct daemon *dm);
+/* Warns, one line each, about the other userspace OOM killers that look
+ * active: a process under the proc root named systemd-oomd, earlyoom,
+ * nohang or oomd, another `cgoom run` without --dry-run, or systemd-
+ * oomd's socket on the live system. Returns how many it warned about. */
+int sysd_warn_peers(struct daemon *dm);
 
 /* ---- events.c ---- */
 

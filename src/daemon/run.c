@@ -635,7 +635,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 		goto out_free;
 	}
 	self_protect(dm);
-	sysd_warn_oomd(dm);
+	sysd_warn_peers(dm);
 	fds_raise_limit(dm);
 	r = setup_fds(dm);
 	if (r < 0) {

@@ -7,13 +7,15 @@
  *    oom-kill (then applies OOMPolicy=). Written before the SIGKILL, while
  *    the cgroup still exists (written after, the unit's cgroup is gone
  *    and the Result is `signal`: tests/vm/README.md, peer-test32).
- *  - two killers: systemd-oomd acting on the same cgroups as cgoom would
- *    make two userspace OOM killers race; cgoom warns at start.
+ *  - two killers: systemd-oomd, earlyoom, nohang, oomd or another cgoom
+ *    daemon acting on the same memory as cgoom would race it and kill
+ *    twice for one shortage; cgoom warns at start, naming each.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -44,42 +46,105 @@ int sysd_xattr_add(int fd, const char *name, uint64_t n)
 	return 0;
 }
 
-/* 1 (stop) for the entry of a process named systemd-oomd. */
-static int is_oomd(void *ctx, const char *name, unsigned char type)
+/* The other userspace OOM killers, by the name (comm) their processes
+ * run under, and what stops each; cgoom itself is checked apart (only
+ * a daemon that kills counts, never this one). */
+static const struct peer {
+	const char *comm, *stop;
+} peers[] = {
+	{ "systemd-oomd", "systemctl mask --now systemd-oomd.service systemd-oomd.socket" },
+	{ "earlyoom", "systemctl disable --now earlyoom" },
+	{ "nohang", "systemctl disable --now nohang" },
+	{ "oomd", "systemctl disable --now oomd" },
+	{ "cgoom", "systemctl stop cgoom, or run the other one with --dry-run" },
+};
+#define N_PEERS (sizeof(peers) / sizeof(peers[0]))
+#define PEER_CGOOM (N_PEERS - 1)
+
+struct peer_scan {
+	int proc_fd;
+	int self;           /* cgoom's own PID in the proc root (0: unknown) */
+	int pid[N_PEERS];   /* the first PID of each seen, 0 for none */
+};
+
+/* Whether the NUL-separated cmdline of a cgoom process names the verb
+ * run without --dry-run: a daemon that kills (`cgoom explain` and a dry
+ * run act on nothing). */
+static bool cgoom_kills(const char *cmd, size_t len)
 {
-	int proc_fd = *(int *)ctx;
-	char path[300], comm[32];
+	bool run = false, dry = false;
+	for (size_t i = 0; i < len;) {
+		const char *a = cmd + i;
+		size_t n = strnlen(a, len - i);
+		run = run || (n == 3 && memcmp(a, "run", 3) == 0);
+		dry = dry || (n == 9 && memcmp(a, "--dry-run", 9) == 0);
+		i += n + 1;
+	}
+	return run && !dry;
+}
+
+/* Notes the process of a /proc entry when it is one of the peers. */
+static int scan_peer(void *ctx, const char *name, unsigned char type)
+{
+	struct peer_scan *ps = ctx;
+	char path[300], comm[32], cmd[1024];
 	size_t len;
 
 	(void)type;
 	if (name[0] < '1' || name[0] > '9')
 		return 0;
+	int pid = atoi(name);
+	if (pid <= 0 || pid == ps->self)
+		return 0;
 	snprintf(path, sizeof(path), "%s/comm", name);
-	if (cgfs_read_small_at(proc_fd, path, comm, sizeof(comm), &len) < 0 || len == 0)
+	if (cgfs_read_small_at(ps->proc_fd, path, comm, sizeof(comm), &len) < 0 || len == 0)
 		return 0;
 	comm[strcspn(comm, "\n")] = '\0';
-	return strcmp(comm, "systemd-oomd") == 0;
+	for (size_t i = 0; i < N_PEERS; i++) {
+		if (ps->pid[i] || strcmp(comm, peers[i].comm) != 0)
+			continue;
+		if (i == PEER_CGOOM) {
+			snprintf(path, sizeof(path), "%s/cmdline", name);
+			if (cgfs_read_small_at(ps->proc_fd, path, cmd, sizeof(cmd), &len) < 0 ||
+			    !cgoom_kills(cmd, len))
+				continue;
+		}
+		ps->pid[i] = pid;
+	}
+	return 0;
 }
 
-/* Whether a process named systemd-oomd runs under the proc root. */
-static bool oomd_process(struct daemon *dm)
+int sysd_warn_peers(struct daemon *dm)
 {
-	return cgfs_for_each_entry(dm->roots.proc_fd, is_oomd, &dm->roots.proc_fd) == 1;
-}
-
-bool sysd_warn_oomd(struct daemon *dm)
-{
-	bool proc = oomd_process(dm);
-	/* the runtime directory only counts for the live system: a fixture's
-	 * proc root says nothing about this machine's /run */
+	struct peer_scan ps = { .proc_fd = dm->roots.proc_fd };
+	char link[32];
+	ssize_t n = readlinkat(dm->roots.proc_fd, "self", link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		ps.self = atoi(link);
+	}
+	(void)cgfs_for_each_entry(dm->roots.proc_fd, scan_peer, &ps);
+	/* systemd-oomd's socket, for the live system only: a fixture's proc
+	 * root says nothing about this machine's /run */
 	struct stat st;
-	bool run = dm->live && stat("/run/systemd/oom", &st) == 0 && S_ISDIR(st.st_mode) &&
-		   stat("/run/systemd/oom/io.systemd.ManagedOOM", &st) == 0;
-	if (!proc && !run)
-		return false;
-	log_warning("systemd-oomd is active (%s): two userspace OOM killers would race for the "
-		    "same cgroups, each acting on its own rules; stop and mask systemd-oomd "
-		    "(systemctl mask --now systemd-oomd) or run cgoom --dry-run beside it",
-		    proc ? "a systemd-oomd process is running" : "/run/systemd/oom/io.systemd.ManagedOOM exists");
-	return true;
+	bool oomd_run = dm->live && stat("/run/systemd/oom", &st) == 0 && S_ISDIR(st.st_mode) &&
+			stat("/run/systemd/oom/io.systemd.ManagedOOM", &st) == 0;
+	int found = 0;
+	for (size_t i = 0; i < N_PEERS; i++) {
+		char what[96];
+		if (ps.pid[i])
+			snprintf(what, sizeof(what), "%s%s is running (PID %d)",
+				 i == PEER_CGOOM ? "another " : "", peers[i].comm, ps.pid[i]);
+		else if (i == 0 && oomd_run)
+			snprintf(what, sizeof(what), "systemd-oomd is active "
+						     "(/run/systemd/oom/io.systemd.ManagedOOM exists)");
+		else
+			continue;
+		log_warning("%s: two userspace OOM killers would race for the same memory, each "
+			    "acting on its own rules and killing twice for one shortage; stop it (%s)%s",
+			    what, peers[i].stop,
+			    i == PEER_CGOOM ? "" : " or run cgoom --dry-run beside it");
+		found++;
+	}
+	return found;
 }

@@ -610,5 +610,40 @@ set -- $w
 check "idle pace: ${1:-?} wake-ups in 10 s (${2:-?} by the timer) at a 152.1 ms pace: 68 at most" \
 	"$([ -n "${1:-}" ] && [ "$1" -ge 40 ] && [ "$1" -le 68 ]; echo $?)" "$d/out"
 
+# 18. another OOM killer at start: each one running (earlyoom, nohang,
+# another `cgoom run` that kills) is named in a warning, with how to stop
+# it; a cgoom that only explains, one that is a dry run, and cgoom itself
+# (/proc/self) are not; nothing of the kind on a tree without them
+build peers '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/a": {}},
+  "procs": [
+    {"pid": 4100901, "cgroup": "/a", "rss": 10, "comm": "earlyoom"},
+    {"pid": 4100902, "cgroup": "/a", "rss": 10, "comm": "nohang"},
+    {"pid": 4100903, "cgroup": "/a", "rss": 10, "comm": "cgoom"},
+    {"pid": 4100904, "cgroup": "/a", "rss": 10, "comm": "cgoom"},
+    {"pid": 4100905, "cgroup": "/a", "rss": 10, "comm": "cgoom"},
+    {"pid": 4100906, "cgroup": "/a", "rss": 10, "comm": "cgoom"}
+  ],
+  "self": 4100906,
+  "post": [
+    {"write": "proc/4100903/cmdline", "data": "/usr/sbin/cgoom\u0000--config\u0000/etc/cgoom.conf\u0000run\u0000"},
+    {"write": "proc/4100904/cmdline", "data": "cgoom\u0000explain\u0000--watch\u0000"},
+    {"write": "proc/4100905/cmdline", "data": "cgoom\u0000run\u0000--dry-run\u0000"},
+    {"write": "proc/4100906/cmdline", "data": "cgoom\u0000run\u0000"}
+  ]
+}' || exit 1
+run peers
+check "peers: earlyoom named, with how to stop it" \
+	"$(grep -q 'earlyoom is running (PID 4100901): two userspace OOM killers would race.*systemctl disable --now earlyoom' "$T/peers/out"; echo $?)" "$T/peers/out"
+check "peers: nohang named" \
+	"$(grep -q 'nohang is running (PID 4100902): two userspace OOM killers' "$T/peers/out"; echo $?)" "$T/peers/out"
+check "peers: another cgoom run named (not the explaining one, the dry run or itself)" \
+	"$(grep -q 'another cgoom is running (PID 4100903): two userspace OOM killers' "$T/peers/out" &&
+	   [ "$(grep -c 'OOM killers would race' "$T/peers/out")" = 3 ]; echo $?)" "$T/peers/out"
+check "peers: no such warning without them" \
+	"$(! grep -q 'OOM killers would race' "$T/quiet/out" "$T/sys-low/out"; echo $?)" "$T/quiet/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
