@@ -166,6 +166,13 @@ struct cgoom_conf_match {
 void cgoom_config_match(const struct cgoom_config *c, const char *path,
 			struct cgoom_conf_match *ret);
 
+/* Sets hit[j] for each section j of c (c->n_cgroups of them) that
+ * matches the normalized cgroup `path`, leaving the others as they
+ * were: a caller that marks every cgroup of a tree finds the sections
+ * that match none of it (a typo, a path given with the mount point in
+ * front, or a cgroup that does not exist yet). */
+void cgoom_config_mark_matches(const struct cgoom_config *c, const char *path, bool *hit);
+
 /* The section that decides `key` for `path`, or NULL (as above). */
 const struct cgoom_cgroup_conf *cgoom_config_lookup(const struct cgoom_config *c, const char *path,
 						    enum cgoom_conf_key key);

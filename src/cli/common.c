@@ -23,6 +23,53 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 	return EXIT_OK;
 }
 
+/* A note for each config section that matches no cgroup of the tree:
+ * its settings apply to nothing, which a typo or a path written with
+ * the mount point in front ("/sys/fs/cgroup/x" for "/x") would make
+ * happen silently. A cgroup yet to come (a service not started, a pod)
+ * is noted too: the note says "now". */
+static int note_unmatched(struct cli_ctx *c)
+{
+	const struct cgoom_config *cfg = &c->cfg;
+	if (!cfg->n_cgroups)
+		return 0;
+	bool *hit = calloc(cfg->n_cgroups, sizeof(*hit));
+	if (!hit)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->snap.n_cgroups; i++)
+		cgoom_config_mark_matches(cfg, c->snap.cgroups[i].path, hit);
+	int r = 0;
+	for (size_t j = 0; r >= 0 && j < cfg->n_cgroups; j++) {
+		if (hit[j])
+			continue;
+		const char *path = cfg->cgroups[j].path;
+		/* the mount point in front: the rest is what was meant */
+		const char *mounts[] = { c->roots.cgroup_path, "/sys/fs/cgroup" };
+		const char *rest = NULL;
+		for (size_t k = 0; !rest && k < sizeof(mounts) / sizeof(mounts[0]); k++) {
+			size_t n = mounts[k] ? strlen(mounts[k]) : 0;
+			while (n > 1 && mounts[k][n - 1] == '/')
+				n--;
+			if (n > 1 && strncmp(path, mounts[k], n) == 0 && path[n] == '/')
+				rest = path + n;
+		}
+		if (rest)
+			r = cgoom_snapshot_note(&c->snap,
+						"config [cgroup \"%s\"] (line %d) matches no cgroup: section "
+						"paths start at the cgroup root, not at its mount point: "
+						"write [cgroup \"%s\"]",
+						path, cfg->cgroups[j].line, rest);
+		else
+			r = cgoom_snapshot_note(&c->snap,
+						"config [cgroup \"%s\"] (line %d) matches no cgroup under %s "
+						"now: its settings apply to nothing (a typo, or a cgroup not "
+						"made yet?)",
+						path, cfg->cgroups[j].line, c->roots.cgroup_path);
+	}
+	free(hit);
+	return r < 0 ? r : 0;
+}
+
 static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 {
 	memset(c, 0, sizeof(*c));
@@ -56,6 +103,10 @@ static int load(const struct cli_opts *o, struct cli_ctx *c, bool lazy)
 	r = cgoom_settings_resolve(&c->snap, &c->cfg, &c->settings);
 	if (r < 0) {
 		log_error("resolving settings: %s", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	if (note_unmatched(c) < 0) {
+		log_error("out of memory");
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;

@@ -374,6 +374,18 @@ void cgoom_config_match(const struct cgoom_config *c, const char *path, struct c
 	}
 }
 
+void cgoom_config_mark_matches(const struct cgoom_config *c, const char *path, bool *hit)
+{
+	if (!c || !path || !hit)
+		return;
+	unsigned depth = 0; /* the cheap filter of cgoom_config_match */
+	for (const char *q = path; *q; q++)
+		depth += *q == '/' && q[1] && q[1] != '/';
+	for (size_t i = 0; i < c->n_cgroups; i++)
+		if (!hit[i] && c->cgroups[i].depth == depth && cgoom_path_match(c->cgroups[i].path, path))
+			hit[i] = true;
+}
+
 const struct cgoom_cgroup_conf *cgoom_config_lookup(const struct cgoom_config *c, const char *path,
 						    enum cgoom_conf_key key)
 {

@@ -98,6 +98,39 @@ static void test_specificity(void)
 	cgoom_config_free(&c);
 }
 
+/* Which sections match some cgroup of a tree: the caller marks every
+ * path; a section that matches none stays unmarked (noted by explain). */
+static void test_mark_matches(void)
+{
+	struct cgoom_config c;
+	struct cgoom_config_error e;
+	const char *text = "[cgroup \"/\"]\noom_policy = cgroup\n"
+			   "[cgroup \"/sys/fs/cgroup/a\"]\npreference = omit\n" /* the mount point in front */
+			   "[cgroup \"/b/*\"]\nbias = 1\n"
+			   "[cgroup \"/c/*\"]\nbias = 1\n"
+			   "[cgroup \"/b\"]\nbias = 2\n"
+			   "[cgroup \"/b/x/y\"]\nbias = 3\n"; /* deeper than any cgroup */
+	CHECK_EQ_INT(parse(text, &c, &e), 0);
+	CHECK_EQ_U64(c.n_cgroups, 6);
+	bool hit[6] = { false };
+	const char *tree[] = { "/", "/a", "/b", "/b/x", "/c" };
+	for (size_t i = 0; i < sizeof(tree) / sizeof(tree[0]); i++)
+		cgoom_config_mark_matches(&c, tree[i], hit);
+	CHECK(hit[0]);  /* "/" */
+	CHECK(!hit[1]); /* no cgroup is /sys/fs/cgroup/a */
+	CHECK(hit[2]);  /* /b/x */
+	CHECK(!hit[3]); /* /c has no child */
+	CHECK(hit[4]);
+	CHECK(!hit[5]);
+	/* marks stay; NULLs are no-ops */
+	cgoom_config_mark_matches(&c, "/c/z", hit);
+	CHECK(hit[3]);
+	cgoom_config_mark_matches(NULL, "/", hit);
+	cgoom_config_mark_matches(&c, NULL, hit);
+	cgoom_config_mark_matches(&c, "/", NULL);
+	cgoom_config_free(&c);
+}
+
 static void test_pattern_errors(void)
 {
 	CHECK(expect_error("[cgroup \"/a/**\"]\nbias = 1\n", 1, "'**' is not supported"));
@@ -181,6 +214,7 @@ int main(void)
 	return tap_run((struct tap_test[]){
 		TAP(test_path_match),
 		TAP(test_specificity),
+		TAP(test_mark_matches),
 		TAP(test_pattern_errors),
 		TAP(test_patterns_resolve_and_explain),
 		{ 0 },
