@@ -23,6 +23,22 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
 	return EXIT_OK;
 }
 
+/* For a cgroup path written with the cgroup root's mount point in front
+ * ("/sys/fs/cgroup/x", or the --cgroup-root given), what follows it
+ * ("/x"; "/" for the mount point itself); else NULL. */
+static const char *mount_rest(const struct cli_ctx *c, const char *path)
+{
+	const char *mounts[] = { c->roots.cgroup_path, "/sys/fs/cgroup" };
+	for (size_t k = 0; k < sizeof(mounts) / sizeof(mounts[0]); k++) {
+		size_t n = mounts[k] ? strlen(mounts[k]) : 0;
+		while (n > 1 && mounts[k][n - 1] == '/')
+			n--;
+		if (n > 1 && strncmp(path, mounts[k], n) == 0 && (path[n] == '/' || !path[n]))
+			return path[n] ? path + n : "/";
+	}
+	return NULL;
+}
+
 /* A note for each config section that matches no cgroup of the tree:
  * its settings apply to nothing, which a typo or a path written with
  * the mount point in front ("/sys/fs/cgroup/x" for "/x") would make
@@ -43,16 +59,7 @@ static int note_unmatched(struct cli_ctx *c)
 		if (hit[j])
 			continue;
 		const char *path = cfg->cgroups[j].path;
-		/* the mount point in front: the rest is what was meant */
-		const char *mounts[] = { c->roots.cgroup_path, "/sys/fs/cgroup" };
-		const char *rest = NULL;
-		for (size_t k = 0; !rest && k < sizeof(mounts) / sizeof(mounts[0]); k++) {
-			size_t n = mounts[k] ? strlen(mounts[k]) : 0;
-			while (n > 1 && mounts[k][n - 1] == '/')
-				n--;
-			if (n > 1 && strncmp(path, mounts[k], n) == 0 && path[n] == '/')
-				rest = path + n;
-		}
+		const char *rest = mount_rest(c, path);
 		if (rest)
 			r = cgoom_snapshot_note(&c->snap,
 						"config [cgroup \"%s\"] (line %d) matches no cgroup: section "
@@ -168,7 +175,15 @@ int cli_find_memcg(struct cli_ctx *c, const char *arg)
 		return -EXIT_USAGE;
 	}
 	if (i < 0) {
-		log_error("%s: no such cgroup under %s", norm, c->roots.cgroup_path);
+		/* the mount point in front (a path copied from a shell):
+		 * name the cgroup that was meant, when it exists */
+		const char *rest = mount_rest(c, norm);
+		if (rest && cgoom_snapshot_find(&c->snap, rest) >= 0)
+			log_error("%s: no such cgroup under %s: cgroup paths start at the cgroup root, "
+				  "not at its mount point: use %s",
+				  norm, c->roots.cgroup_path, rest);
+		else
+			log_error("%s: no such cgroup under %s", norm, c->roots.cgroup_path);
 		return -EXIT_USAGE;
 	}
 	/* a deferred cgroup is a memcg (its parent's subtree_control lists

@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	      "   unflushed stat error and not read)\n"
 	      "  policy  CGROUP [none|cgroup|tree] read or set a policy\n"
 	      "\n"
-	      "DOMAIN is a memory cgroup path relative to the cgroup root (default /).\n"
+	      "DOMAIN and CGROUP are paths from the cgroup root, as /system.slice (default /).\n"
 	      "\n"
 	      "global options:\n"
 	      "  --cgroup-root DIR   cgroup2 mount (default /sys/fs/cgroup)\n"
