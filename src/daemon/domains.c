@@ -198,8 +198,13 @@ static void guard_restore(struct daemon *dm, struct domain *d)
 		return;
 	}
 	if (high != d->our_high) {
-		log_warning("%s: memory.high was changed by someone else (now %llu); leaving it",
-			    d->path, (unsigned long long)high);
+		char now[32];
+		if (high == UINT64_MAX)
+			memcpy(now, "max", 4); /* as the file says it */
+		else
+			snprintf(now, sizeof(now), "%llu", (unsigned long long)high);
+		log_warning("%s: memory.high was changed by someone else (now %s); leaving it",
+			    d->path, now);
 		return;
 	}
 	r = write_high(d, d->old_high);

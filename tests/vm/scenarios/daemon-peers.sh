@@ -1,0 +1,50 @@
+# daemon-peers: a second `cgoom run` started by hand beside a running one
+# (as beside cgoom.service) is told at start, with the first one's PID,
+# that another cgoom kills here; a dry run beside them is told too but is
+# never counted itself. The guard bands end as they began: the first
+# daemon puts memory.high back, and the second, finding it changed since
+# it wrote it, leaves it and says what it is now as the file says it
+# ("now max", not 18446744073709551615).
+# vm-timeout: 60
+
+write_conf <<CONF
+[daemon]
+guard_band = 32M
+CONF
+cg_make /work 400M
+cg_enable /work +memory
+started() { # started LOG PID
+	i=0
+	until grep -q 'watching [0-9]* domain' "$1"; do
+		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$1"; fail "cgoom run ($2) did not start"; }
+		is_alive "$2" || { diag_file "$1"; fail "cgoom run ($2) exited at start"; }
+		sleep 0.1
+	done
+}
+cgoom --config "$CGOOM_CONF" run > "$VM_TMP/a.log" 2>&1 &
+A=$!
+started "$VM_TMP/a.log" $A
+cgoom --config "$CGOOM_CONF" run --dry-run > "$VM_TMP/dry.log" 2>&1 &
+D=$!
+started "$VM_TMP/dry.log" $D
+cgoom --config "$CGOOM_CONF" run > "$VM_TMP/b.log" 2>&1 &
+B=$!
+started "$VM_TMP/b.log" $B
+high=$(cg_get /work memory.high)
+kill -TERM $A; wait $A
+after_a=$(cg_get /work memory.high)
+kill -TERM $B; wait $B
+kill -TERM $D; wait $D
+for l in a dry b; do say "$l:"; sed 's/^/    /' "$VM_TMP/$l.log"; done
+grep -q 'OOM killers would race' "$VM_TMP/a.log" && fail "the first daemon, alone, warned"
+grep -q "another cgoom is running (PID $A): two userspace OOM killers would race" "$VM_TMP/b.log" ||
+	fail "the second daemon did not name the first ($A)"
+[ "$(grep -c 'OOM killers would race' "$VM_TMP/b.log")" = 1 ] ||
+	fail "the second daemon warned $(grep -c 'OOM killers would race' "$VM_TMP/b.log") times (the dry run counted?)"
+grep -q "another cgoom is running (PID $A)" "$VM_TMP/dry.log" || fail "the dry run was not told about $A"
+[ "$high" = $((400 * 1048576 - 32 * 1048576)) ] || fail "memory.high was $high with both running"
+[ "$after_a" = max ] || fail "the first daemon left memory.high at $after_a"
+[ "$(cg_get /work memory.high)" = max ] || fail "memory.high ends at $(cg_get /work memory.high)"
+grep -q '/work: memory.high was changed by someone else (now max); leaving it' "$VM_TMP/b.log" ||
+	fail "the second daemon did not say memory.high is now max"
+pass "a second cgoom run named the first (PID $A), not the dry run; memory.high back to max, said as max"
