@@ -465,6 +465,22 @@ static int set_string(struct parser *p, const char *v, char **ret)
 	return *ret ? 0 : fail_nomem(p);
 }
 
+/* A file the daemon writes: absolute, as nothing says what a relative
+ * path is relative to (the working directory: / under systemd, whatever
+ * shell started it otherwise); empty means unset. */
+static int set_file(struct parser *p, const char *key, const char *v, char **ret)
+{
+	struct shown sh;
+	if (*v && *v != '/')
+		return fail(p, "%s must be an absolute path, as %s (a relative one would depend on "
+			       "the directory cgoom was started in), got '%s'",
+			    key,
+			    strcmp(key, "metrics_file") == 0 ? "/var/lib/cgoom/cgoom.prom"
+							      : "/var/log/cgoom/events.jsonl",
+			    show(&sh, v));
+	return set_string(p, v, ret);
+}
+
 static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 {
 	struct cgoom_config *c = p->c;
@@ -489,9 +505,9 @@ static int set_daemon_key(struct parser *p, enum daemon_key k, char *v)
 	case DK_POST_KILL_HOOK:
 		return set_string(p, v, &c->post_kill_hook);
 	case DK_EVENT_LOG:
-		return set_string(p, v, &c->event_log);
+		return set_file(p, daemon_keys[k], v, &c->event_log);
 	case DK_METRICS_FILE:
-		return set_string(p, v, &c->metrics_file);
+		return set_file(p, daemon_keys[k], v, &c->metrics_file);
 	case DK_SWAP_STALL_MAX:
 		return set_positive_duration(p, daemon_keys[k], v, &c->swap_stall_max_us);
 	case DK_THRASH_FOR:

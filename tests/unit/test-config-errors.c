@@ -360,9 +360,9 @@ static void test_error_long_line(void)
 	/* exactly CGOOM_CONFIG_LINE_MAX is fine */
 	buf = malloc(CGOOM_CONFIG_LINE_MAX + 32);
 	CHECK(buf);
-	strcpy(buf, "[daemon]\nevent_log = ");
+	strcpy(buf, "[daemon]\nevent_log = /");
 	l = strlen(buf);
-	size_t fill = CGOOM_CONFIG_LINE_MAX - strlen("event_log = ");
+	size_t fill = CGOOM_CONFIG_LINE_MAX - strlen("event_log = /");
 	memset(buf + l, 'x', fill);
 	strcpy(buf + l + fill, "\r\n");
 	struct cgoom_config c;
@@ -370,7 +370,7 @@ static void test_error_long_line(void)
 	int r = parse(buf, &c, &e);
 	free(buf);
 	CHECK_EQ_INT(r, 0);
-	CHECK_EQ_U64(strlen(c.event_log), fill);
+	CHECK_EQ_U64(strlen(c.event_log), fill + 1);
 	cgoom_config_free(&c);
 }
 

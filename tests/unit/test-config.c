@@ -371,6 +371,14 @@ static void test_quoted_values(void)
 	CHECK_STREQ(c.metrics_file, "/m;x");
 	cgoom_config_free(&c);
 	CHECK(expect_error("[daemon]\nevent_log = \"/x\" y\n", 2, "unexpected text after the quoted value"));
+	/* the files the daemon writes are absolute: a relative one would be
+	 * relative to wherever it was started (/ under systemd) */
+	CHECK(expect_error("[daemon]\nevent_log = events.jsonl\n", 2,
+			   "event_log must be an absolute path, as /var/log/cgoom/events.jsonl (a relative "
+			   "one would depend on the directory cgoom was started in), got 'events.jsonl'"));
+	CHECK(expect_error("[daemon]\nmetrics_file = \"var/lib/cgoom/cgoom.prom\"\n", 2,
+			   "metrics_file must be an absolute path, as /var/lib/cgoom/cgoom.prom"));
+	CHECK(expect_error("[daemon]\nmetrics_file = ./cgoom.prom\n", 2, "got './cgoom.prom'"));
 	CHECK(expect_error("[daemon]\nevent_log = \"/x\\n\"\n", 2, "invalid escape '\\n'"));
 }
 
