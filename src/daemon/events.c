@@ -40,6 +40,13 @@ void events_close(struct daemon *dm)
 void events_open(struct daemon *dm)
 {
 	events_close(dm);
+	/* the textfile collector globs *.prom: any other name is written
+	 * and never read, which nothing else would tell (doc/metrics.md) */
+	const char *m = dm->cfg.metrics_file;
+	size_t mn = m ? strlen(m) : 0;
+	if (m && (mn < 5 || strcmp(m + mn - 5, ".prom") != 0))
+		log_warning("metrics_file %s: node_exporter's textfile collector reads only files "
+			    "ending in .prom; name it so (e.g. /var/lib/cgoom/cgoom.prom)", m);
 	/* ev.err survives a re-open: a full filesystem stays reported
 	 * once across a storm of SIGHUPs */
 	if (!dm->cfg.event_log)

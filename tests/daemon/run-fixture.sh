@@ -645,5 +645,13 @@ check "peers: another cgoom run named (not the explaining one, the dry run or it
 check "peers: no such warning without them" \
 	"$(! grep -q 'OOM killers would race' "$T/quiet/out" "$T/sys-low/out"; echo $?)" "$T/quiet/out"
 
+# 19. metrics_file not ending in .prom: node_exporter's textfile collector
+# would never read it, so the daemon says so at start (and not for a
+# .prom name: sys-low's)
+run quiet "[daemon]" "metrics_file = $T/quiet/metrics.txt"
+check "metrics_file without .prom: a warning naming it and the fix" \
+	"$(grep -q "metrics_file $T/quiet/metrics.txt: node_exporter's textfile collector reads only files ending in .prom" "$T/quiet/out" &&
+	   ! grep -q 'reads only files ending in .prom' "$T/sys-low/out"; echo $?)" "$T/quiet/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
