@@ -22,7 +22,8 @@ struct cgoom_memory_facts {
 	bool mem_ok;
 	uint64_t mem_total, mem_available, mem_current;
 	/* the system: SwapTotal, SwapTotal - SwapFree; a cgroup:
-	 * memory.swap.max (UINT64_MAX: none) and memory.swap.current */
+	 * min(memory.swap.max, SwapTotal) (UINT64_MAX: neither known to
+	 * be finite) and memory.swap.current */
 	bool swap_ok;
 	uint64_t swap_total, swap_used;
 	/* zram swap devices (the system, live roots) */

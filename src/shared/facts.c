@@ -91,6 +91,15 @@ static int read_cgroup(const struct cgoom_roots *r, const char *path, struct cgo
 		f->mem_available = f->mem_total > f->mem_current ? f->mem_total - f->mem_current : 0;
 	f->swap_ok = read_u64(dfd, "memory.swap.max", true, &f->swap_total) &&
 		     read_u64(dfd, "memory.swap.current", false, &f->swap_used);
+	/* the swap a cgroup can use is min(memory.swap.max, SwapTotal), as
+	 * its T (SPEC 3): memory.swap.max alone says "max" on a machine with
+	 * no swap at all */
+	char mbuf[8192];
+	size_t mlen;
+	struct cgoom_meminfo mi;
+	if (f->swap_ok && cgfs_read_small_at(r->proc_fd, "meminfo", mbuf, sizeof(mbuf), &mlen) == 0 &&
+	    cgoom_parse_meminfo(mbuf, mlen, &mi) == 0 && mi.swap_total < f->swap_total)
+		f->swap_total = mi.swap_total;
 	char buf[512];
 	size_t len;
 	f->psi_ok = cgfs_read_small_at(dfd, "memory.pressure", buf, sizeof(buf), &len) == 0 &&

@@ -119,8 +119,12 @@ static void test_read_fixture(void)
 	CHECK(!f.system && f.mem_ok && f.swap_ok && !f.psi_ok);
 	CHECK_EQ_U64(f.mem_total, 1048576);
 	CHECK_EQ_U64(f.mem_current, 524288);
-	CHECK_EQ_U64(f.swap_total, UINT64_MAX);
+	/* memory.swap.max "max": the swap it can use is SwapTotal's 2 MiB */
+	CHECK_EQ_U64(f.swap_total, 2048 * 1024);
 	CHECK_EQ_U64(f.swap_used, 4096);
+	put(w, "memory.swap.max", "1024\n"); /* a smaller limit stands */
+	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/w", false, &f), 0);
+	CHECK_EQ_U64(f.swap_total, 1024);
 	/* a cgroup that is not there, or whose files are garbage */
 	CHECK(cgoom_memory_facts_read(&r, "/nope", false, &f) < 0);
 	put(w, "memory.max", "lots\n");
