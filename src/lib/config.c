@@ -603,6 +603,7 @@ static int parse_assignment(struct parser *p, char *s)
 		return fail(p, "key '%s' outside of any section (add [daemon] or [cgroup \"PATH\"] above it)", key);
 
 	s = skip_ws(s);
+	bool semi = false; /* an unquoted value cut at a ';' comment */
 	if (*s == '"') {
 		s++;
 		int r = parse_quoted(p, &s, p->val, "value");
@@ -616,6 +617,7 @@ static int parse_assignment(struct parser *p, char *s)
 		char *e = s;
 		while (*e && !((*e == '#' || *e == ';') && is_ws(e[-1])))
 			e++;
+		semi = *e == ';';
 		while (e > s && is_ws(e[-1]))
 			e--;
 		memcpy(p->val, s, (size_t)(e - s));
@@ -634,6 +636,12 @@ static int parse_assignment(struct parser *p, char *s)
 			return fail(p, "key '%s' already set on line %d", key, p->daemon_lines[k]);
 		bool is_string = k == DK_PRE_KILL_HOOK || k == DK_POST_KILL_HOOK || k == DK_EVENT_LOG ||
 				 k == DK_METRICS_FILE;
+		/* "cmd ; other" is a shell's list, but here the ';' starts a
+		 * comment and only cmd would run: refused, not guessed at */
+		if (semi && *v && (k == DK_PRE_KILL_HOOK || k == DK_POST_KILL_HOOK))
+			return fail(p, "%s: ' ;' starts a comment here, so only '%s' would run: quote the "
+				       "whole command (%s = \"...\") or put the comment on its own line",
+				    key, show(&sh, v), key);
 		if (!*v && !is_string)
 			return fail(p, "empty value for key '%s'", key);
 		int r = set_daemon_key(p, (enum daemon_key)k, v);

@@ -379,6 +379,26 @@ static void test_quoted_values(void)
 	CHECK(expect_error("[daemon]\nmetrics_file = \"var/lib/cgoom/cgoom.prom\"\n", 2,
 			   "metrics_file must be an absolute path, as /var/lib/cgoom/cgoom.prom"));
 	CHECK(expect_error("[daemon]\nmetrics_file = ./cgoom.prom\n", 2, "got './cgoom.prom'"));
+	/* a hook's ' ;' would cut a shell list short: refused; quoted, or
+	 * with '#' comments, or ';' without a space before it, it stands */
+	CHECK(expect_error("[daemon]\npost_kill_hook = logger -t cgoom killed ; touch /run/cgoom/k\n", 2,
+			   "post_kill_hook: ' ;' starts a comment here, so only 'logger -t cgoom killed' "
+			   "would run: quote the whole command (post_kill_hook = \"...\") or put the "
+			   "comment on its own line"));
+	CHECK(expect_error("[daemon]\npre_kill_hook = a\t; b\n", 2, "only 'a' would run"));
+	{
+		struct cgoom_config h;
+		struct cgoom_config_error he;
+		CHECK_EQ_INT(parse("[daemon]\npre_kill_hook = \"a ; b\" ; the hook\n"
+				   "post_kill_hook = a;b   # the hook\n"
+				   "event_log = /x ; a comment\n",
+				   &h, &he),
+			     0);
+		CHECK_STREQ(h.pre_kill_hook, "a ; b");
+		CHECK_STREQ(h.post_kill_hook, "a;b");
+		CHECK_STREQ(h.event_log, "/x");
+		cgoom_config_free(&h);
+	}
 	CHECK(expect_error("[daemon]\nevent_log = \"/x\\n\"\n", 2, "invalid escape '\\n'"));
 }
 
