@@ -558,6 +558,9 @@ struct daemon {
 	struct cgoom_daemon_opts o;
 	const char *config_path;
 	struct cgoom_config cfg;
+	/* cfg came from a file (not from a default path with nothing
+	 * there): a reload that finds that file gone keeps cfg */
+	bool cfg_from_file;
 	/* one more with every reload and every change of a cgroup's xattrs
 	 * (discover.c): standbys decided before are remade */
 	uint64_t settings_gen;

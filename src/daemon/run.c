@@ -38,6 +38,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,6 +58,14 @@
 
 /* Reads and parses the config (config-file.c); a missing default file
  * means defaults. Errors are logged as "FILE:LINE: msg". */
+/* Whether path names something (a file, a dangling symlink): what a
+ * missing default config is told apart by. */
+static bool config_exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
 	char err[512];
@@ -391,7 +400,15 @@ static void reload(struct daemon *dm)
 {
 	standby_wait_all(dm); /* the preparation threads read dm->cfg */
 	struct cgoom_config n;
-	int r = config_load(dm->config_path, dm->o.config_given, &n);
+	/* a default file that was read and is gone now (moved away, a
+	 * package removed) is not a request to drop every setting, its
+	 * omits with them: the running ones stay, as for a bad file */
+	bool gone = !dm->o.config_given && dm->cfg_from_file && !config_exists(dm->config_path);
+	int r = gone ? -ENOENT : config_load(dm->config_path, dm->o.config_given, &n);
+	if (gone)
+		log_error("%s: gone since it was read (cgoom runs with no settings only when it starts "
+			  "without the file; for none now, leave an empty file there)",
+			  dm->config_path);
 	struct cgoom_strbuf f = { 0 };
 	cgoom_strbuf_printf(&f, "\"config\": ");
 	cgoom_strbuf_json_string(&f, dm->config_path);
@@ -406,6 +423,7 @@ static void reload(struct daemon *dm)
 			   n.psi_full_window_us != dm->cfg.psi_full_window_us;
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = n;
+	dm->cfg_from_file = dm->o.config_given || config_exists(dm->config_path);
 	dm->settings_gen++; /* standbys decided under the old one are remade */
 	events_open(dm);
 	domains_apply_config(dm);
@@ -612,6 +630,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 	}
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = cfg;
+	dm->cfg_from_file = o->config_given || config_exists(dm->config_path);
 	char err[512] = "";
 	int r = cgoom_roots_open(o->cgroup_root ? o->cgroup_root : "/sys/fs/cgroup",
 				 o->proc_root ? o->proc_root : "/proc", &dm->roots, err, sizeof(err));
