@@ -238,9 +238,21 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 
 	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
+	char g1[32], g2[32], g3[32];
 	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
-		log_warning("%s: guard_band %llu >= memory.max %llu; no guard band", d->path,
-			    (unsigned long long)d->guard_band, (unsigned long long)max);
+		log_warning("%s: guard_band %s >= memory.max %s; no guard band", d->path,
+			    cgoom_human_size(d->guard_band, g1, sizeof(g1)), cgoom_human_size(max, g2, sizeof(g2)));
+	else if (want && d->guard_band > max / 2)
+		/* one [daemon] guard_band for every domain is easily larger
+		 * than a small one's whole headroom: its memory.high then
+		 * throttles it, and cgoom kills in it, at a fraction of its
+		 * limit, which nobody asked for */
+		log_warning("%s: guard_band %s is more than half of memory.max %s: memory.high %s "
+			    "throttles it from there and cgoom kills in it as soon as its usage stays "
+			    "above; give it a smaller one ([cgroup \"%s\"] guard_band = SIZE, or no)",
+			    d->path, cgoom_human_size(d->guard_band, g1, sizeof(g1)),
+			    cgoom_human_size(max, g2, sizeof(g2)), cgoom_human_size(max - d->guard_band, g3, sizeof(g3)),
+			    d->path);
 	if (!want || dm->dry_run || !dm->live) {
 		guard_restore(dm, d);
 		d->params.guarded = false;

@@ -653,5 +653,22 @@ check "metrics_file without .prom: a warning naming it and the fix" \
 	"$(grep -q "metrics_file $T/quiet/metrics.txt: node_exporter's textfile collector reads only files ending in .prom" "$T/quiet/out" &&
 	   ! grep -q 'reads only files ending in .prom' "$T/sys-low/out"; echo $?)" "$T/quiet/out"
 
+# 20. one guard_band for every domain: on a small domain it would be more
+# than half the limit (memory.high 36 MiB of 100 MiB: throttled and
+# killed there), which the daemon names with the way out; a large
+# domain beside it is not named, nor one the band does not fit at all
+build guard-small '{
+  "no_base_procs": true,
+  "system": {"mem_total": "4G"},
+  "cgroups": {"/small": {"max": "100M"}, "/big": {"max": "1G"}, "/tiny": {"max": "48M"}},
+  "procs": [{"pid": 4100031, "cgroup": "/small", "rss": 20}, {"pid": 4100032, "cgroup": "/big", "rss": 20}]
+}' || exit 1
+run guard-small "[daemon]" "guard_band = 64M"
+check "guard_band over half a domain's memory.max: a warning naming it and the fix" \
+	"$(grep -q '/small: guard_band 64.0 MiB is more than half of memory.max 100.0 MiB: memory.high 36.0 MiB throttles it' "$T/guard-small/out" &&
+	   grep -q 'give it a smaller one (\[cgroup "/small"\] guard_band = SIZE, or no)' "$T/guard-small/out" &&
+	   ! grep -q '/big: guard_band' "$T/guard-small/out" &&
+	   grep -q '/tiny: guard_band 64.0 MiB >= memory.max 48.0 MiB; no guard band' "$T/guard-small/out"; echo $?)" "$T/guard-small/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
