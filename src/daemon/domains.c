@@ -233,6 +233,15 @@ void guard_apply(struct daemon *dm, struct domain *d)
 			    cgoom_human_size(d->params.margin, m1, sizeof(m1)),
 			    cgoom_human_size(max, m2, sizeof(m2)));
 		d->params.margin = cgoom_share_of(&def, max);
+	} else if (max != UINT64_MAX && d->params.margin > max / 2) {
+		/* as for the guard band below: a [daemon] size that is most
+		 * of a small domain's limit makes it fire at a fraction */
+		char m1[32], m2[32];
+		log_warning("%s: margin %s is more than half of memory.max %s: it is out of memory "
+			    "as soon as what cannot be reclaimed comes within that of its limit; give it "
+			    "a smaller one ([cgroup \"%s\"] margin = SHARE)",
+			    d->path, cgoom_human_size(d->params.margin, m1, sizeof(m1)),
+			    cgoom_human_size(max, m2, sizeof(m2)), d->path);
 	}
 	d->params.dwell_us = BAND_DWELL_US;
 	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;

@@ -670,5 +670,12 @@ check "guard_band over half a domain's memory.max: a warning naming it and the f
 	   ! grep -q '/big: guard_band' "$T/guard-small/out" &&
 	   grep -q '/tiny: guard_band 64.0 MiB >= memory.max 48.0 MiB; no guard band' "$T/guard-small/out"; echo $?)" "$T/guard-small/out"
 
+# 21. the same for a margin given as a size: 64M of a 100M domain
+run guard-small "margin = 64M"
+check "margin over half a domain's memory.max: a warning naming it and the fix" \
+	"$(grep -q '/small: margin 64.0 MiB is more than half of memory.max 100.0 MiB' "$T/guard-small/out" &&
+	   grep -q 'give it a smaller one (\[cgroup "/small"\] margin = SHARE)' "$T/guard-small/out" &&
+	   ! grep -q '/big: margin' "$T/guard-small/out"; echo $?)" "$T/guard-small/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
