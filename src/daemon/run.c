@@ -470,6 +470,16 @@ static void self_protect(struct daemon *dm)
 	if (mlockall(MCL_CURRENT) < 0 || mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) < 0)
 		log_warning("mlockall: %s; cgoom's pages may be reclaimed under pressure",
 			    strerror(errno));
+	/* what the daemon cannot do without a capability, said at start
+	 * (explain notes the first; a daemon has nobody to show notes to) */
+	if (!cgoom_can_read_trusted())
+		log_warning("trusted.cgoom.* settings cannot be read (they need CAP_SYS_ADMIN): every "
+			    "policy, preference and bias set with 'cgoom policy' or setfattr trusted.cgoom.* "
+			    "is ignored, and victims may differ from what root's 'cgoom explain' shows; "
+			    "run cgoom as root (the shipped unit does)");
+	if (!dm->dry_run && !cgoom_can_kill_any())
+		log_warning("cannot signal other users' processes (no CAP_KILL): a victim that is not "
+			    "this user's is skipped; run cgoom as root (the shipped unit does)");
 	if (!dm->live)
 		return; /* a fixture's self/oom_score_adj is not ours */
 	int fd = openat(dm->roots.proc_fd, "self/oom_score_adj", O_WRONLY | O_CLOEXEC);

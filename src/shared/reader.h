@@ -37,6 +37,9 @@ bool cgoom_roots_are_live(const struct cgoom_roots *r);
  * effective set): without it the kernel hides them from listxattr and
  * getxattr alike, and trusted.cgoom.* settings read as unset. */
 bool cgoom_can_read_trusted(void);
+/* Whether this process has CAP_KILL in its effective set (it may
+ * signal processes of any user). True when that cannot be told. */
+bool cgoom_can_kill_any(void);
 
 /* Reads a whole file below dirfd into a malloc'ed, NUL-terminated buffer.
  * Refuses files larger than max bytes (-EFBIG). *ret_len excludes the NUL. */

@@ -121,14 +121,25 @@ bool cgoom_roots_are_live(const struct cgoom_roots *r)
 	       fd_has_magic(r->proc_fd, CGOOM_PROC_MAGIC);
 }
 
-bool cgoom_can_read_trusted(void)
+/* Whether cap is in this process's effective set; true when unknown. */
+static bool has_cap(int cap)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
 
 	if (syscall(SYS_capget, &h, d) < 0)
 		return true; /* unknown: say nothing rather than something wrong */
-	return d[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN);
+	return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+bool cgoom_can_read_trusted(void)
+{
+	return has_cap(CAP_SYS_ADMIN);
+}
+
+bool cgoom_can_kill_any(void)
+{
+	return has_cap(CAP_KILL);
 }
 
 /* ---- reading whole files ---- */
