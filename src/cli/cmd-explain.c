@@ -233,7 +233,10 @@ int cmd_kill(const struct cli_opts *o)
 		if (t->signalled)
 			printf("killed %d via %s\n", t->pid, res.used_cgroup_kill ? "cgroup.kill" : "pidfd");
 		else
-			printf("skipped %d: %s\n", t->pid, t->err ? strerror(-t->err) : "vanished or reused");
+			printf("skipped %d: %s%s\n", t->pid, t->err ? strerror(-t->err) : "vanished or reused",
+			       t->err == -EPERM ? " (another user's process: signalling it needs root or "
+						  "CAP_KILL)"
+						: "");
 	}
 	if (alive > 0)
 		log_warning("%d killed process%s still exiting after %llu ms", alive, alive == 1 ? "" : "es",

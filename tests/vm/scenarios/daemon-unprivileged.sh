@@ -39,4 +39,16 @@ grep -q 'trusted.cgoom.\* settings cannot be read' "$VM_TMP/user-dry.log" ||
 grep -q 'no CAP_KILL' "$VM_TMP/user-dry.log" && fail "a dry run warned that it cannot kill"
 grep -q 'cannot be read\|no CAP_KILL' "$VM_TMP/root.log" && fail "as root: a capability warning"
 grep -q 'OOM killers would race' "$VM_TMP/root.log" "$VM_TMP/user-dry.log" && fail "a daemon outlived its turn"
-pass "as uid 1000 both limits said at start (the dry run: trusted.* only); as root none"
+# `cgoom kill` as uid 1000 on root's hog: skipped, with why (exit 1)
+cg_enable /work +memory
+cg_make /work/a
+hog a /work/a 20
+hogs_wait 30
+as_user 1000 "cgoom kill /work" > "$VM_TMP/kill.out" 2>&1
+krc=$?
+sed 's/^/    /' "$VM_TMP/kill.out"
+[ $krc = 1 ] || fail "cgoom kill as uid 1000 exited $krc, expected 1"
+grep -q "skipped $(hog_pid a): Operation not permitted (another user's process: signalling it needs root or CAP_KILL)" \
+	"$VM_TMP/kill.out" || fail "cgoom kill as uid 1000 did not say why it skipped root's process"
+is_alive "$(hog_pid a)" || fail "root's hog died"
+pass "as uid 1000 both limits said at start (the dry run: trusted.* only), and kill says why it skipped; as root none"
