@@ -98,7 +98,8 @@ static int read_cgroup(const struct cgoom_roots *r, const char *path, struct cgo
 	size_t mlen;
 	struct cgoom_meminfo mi;
 	if (f->swap_ok && cgfs_read_small_at(r->proc_fd, "meminfo", mbuf, sizeof(mbuf), &mlen) == 0 &&
-	    cgoom_parse_meminfo(mbuf, mlen, &mi) == 0 && mi.swap_total < f->swap_total)
+	    cgoom_parse_meminfo(mbuf, mlen, &mi) == 0 && (mi.present & CGOOM_MEMINFO_SWAP_TOTAL) &&
+	    mi.swap_total < f->swap_total)
 		f->swap_total = mi.swap_total;
 	char buf[512];
 	size_t len;

@@ -125,6 +125,12 @@ static void test_read_fixture(void)
 	put(w, "memory.swap.max", "1024\n"); /* a smaller limit stands */
 	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/w", false, &f), 0);
 	CHECK_EQ_U64(f.swap_total, 1024);
+	/* a meminfo without its SwapTotal line says nothing of the swap:
+	 * the cgroup's limit stands, not "no swap" */
+	put(w, "memory.swap.max", "max\n");
+	put(proc, "meminfo", "MemTotal: 1000 kB\nMemFree: 100 kB\nMemAvailable: 300 kB\n");
+	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/w", false, &f), 0);
+	CHECK(f.swap_ok && f.swap_total == UINT64_MAX);
 	/* a cgroup that is not there, or whose files are garbage */
 	CHECK(cgoom_memory_facts_read(&r, "/nope", false, &f) < 0);
 	put(w, "memory.max", "lots\n");
