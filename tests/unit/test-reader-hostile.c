@@ -195,6 +195,7 @@ static void test_cgroup_limit_no_victim(void)
 
 	cgoom_config_init(&cfg);
 	cgoom_decision_init(&d);
+	cgoom_settings_init(&set);
 	CHECK_EQ_INT(cgoom_settings_resolve(&g_snap, &cfg, &set), 0);
 	CHECK(cgoom_select(&g_snap, &set, 0, &d) < 0 && !d.has_victim);
 	cgoom_decision_free(&d);
