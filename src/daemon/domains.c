@@ -286,6 +286,21 @@ void guard_apply(struct daemon *dm, struct domain *d)
 			memcpy(d->old_high, "max", 4);
 		else
 			memcpy(d->old_high, dm->buf, len + 1);
+		/* a memory.high the operator (or systemd's MemoryHigh=) set
+		 * below the band's line throttles the cgroup there by design:
+		 * raising it would undo that, and the band's trigger would
+		 * kill a cgroup meant to sit at it */
+		uint64_t theirs;
+		if (cgoom_parse_limit(d->old_high, strlen(d->old_high), &theirs) == 0 && theirs < high) {
+			char t1[32], t2[32];
+			log_warning("%s: memory.high %s, set by someone else, is below memory.max - guard_band "
+				    "(%s): leaving it, and no guard band here (cgoom still acts when what "
+				    "cannot be reclaimed nears memory.max)",
+				    d->path, cgoom_human_size(theirs, t1, sizeof(t1)),
+				    cgoom_human_size(high, t2, sizeof(t2)));
+			d->params.guarded = false;
+			return;
+		}
 	}
 	char v[32];
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)high);

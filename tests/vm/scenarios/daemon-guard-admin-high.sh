@@ -1,0 +1,33 @@
+# daemon-guard-admin-high: a memory.high the operator set below the guard
+# band's line (memory.max 400M, guard_band 48M: the band would write
+# 352M) is left as it is: cgoom does not raise it (that would undo a
+# throttle set by design, systemd's MemoryHigh= say), says so, and takes
+# no guard band there, so a job held at its own memory.high is not
+# killed; memory.high is the operator's value after cgoom exits too.
+# vm-timeout: 90
+
+MAX=$((400 * 1024 * 1024))
+ADMIN=$((160 * 1024 * 1024))
+write_conf <<CONF
+[daemon]
+guard_band = 48M
+event_log = $EV
+CONF
+cg_make /work 400M
+cg_set /work memory.high $ADMIN
+daemon_start run
+high=$(cg_get /work memory.high)
+[ "$high" = $ADMIN ] || { daemon_stop; fail "memory.high is $high after start, expected the operator's $ADMIN (not max - guard_band)"; }
+grep -q "/work: memory.high 160.0 MiB, set by someone else, is below memory.max - guard_band" "$DLOG" ||
+	{ daemon_stop; fail "no warning that the operator's memory.high is kept: $(grep /work "$DLOG" | head -n 3)"; }
+# a job held at its memory.high by design: throttled, never killed
+hog held /work 200 50
+sleep 6
+cur=$(cg_get /work memory.current)
+nkill=$(ev_count kill)
+alive=$(alive_hogs)
+daemon_stop
+[ "$nkill" = 0 ] || fail "cgoom killed $nkill time(s) in a cgroup held at the operator's memory.high"
+[ "$alive" = "$(hog_pid held)" ] || fail "the held job died (alive: [$alive])"
+[ "$(cg_get /work memory.high)" = $ADMIN ] || fail "memory.high is $(cg_get /work memory.high) after exit, expected $ADMIN"
+pass "the operator's memory.high ($ADMIN) kept, no guard band, the job held at it ($cur bytes) alive, 0 kills"
