@@ -421,6 +421,14 @@ squeeze_grower() {
 
 ev_lines() { grep "\"event\": \"$1\"" "$EV" 2>/dev/null; }
 ev_count() { ev_lines "$1" | wc -l | tr -d ' '; }
+# wait_reload_ok: waits up to 10 s for a reload event with "ok": true
+wait_reload_ok() {
+	_i=0
+	until ev_lines reload | grep -q '"ok": true'; do
+		_i=$((_i + 1)); [ $_i -gt 100 ] && return 1
+		sleep 0.1
+	done
+}
 ev_num() { ev_lines "$1" | head -n 1 | grep -E -o "\"$2\": [0-9.]+" | head -n 1 | sed 's/.*: //'; }
 # the victim.pids of the first decision in the event log
 ev_victim_pids() { ev_lines decision | head -n 1 > "$VM_TMP/decision.json"; json_victim_pids "$VM_TMP/decision.json"; }

@@ -49,11 +49,7 @@ hog_table
 # back in place: reloaded as usual
 mv "$CGOOM_CONF.moved" "$CGOOM_CONF"
 kill -HUP $DPID
-i=0
-until ev_lines reload | grep -q '"ok": true'; do
-	i=$((i + 1)); [ $i -gt 100 ] && { daemon_stop; fail "no successful reload once the file is back"; }
-	sleep 0.1
-done
+wait_reload_ok || { daemon_stop; fail "no successful reload once the file is back"; }
 daemon_stop
 # without the file from the start: no settings, and a reload changes nothing, quietly
 rm -f "$CGOOM_CONF"

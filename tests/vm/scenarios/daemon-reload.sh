@@ -33,11 +33,7 @@ event_log = $EV
 oom_policy = cgroup
 CONF
 kill -HUP $DPID
-i=0
-until ev_lines reload | grep -q '"ok": true'; do
-	i=$((i + 1)); [ $i -gt 100 ] && { daemon_stop; fail "no successful reload event"; }
-	sleep 0.1
-done
+wait_reload_ok || { daemon_stop; fail "no successful reload event"; }
 grep -q 'cannot arm a PSI trigger' "$DLOG" && { daemon_stop; fail "re-arming PSI failed"; }
 is_alive $DPID || fail "cgoom run died on a good reload"
 squeeze_grower "after the bad reload"
