@@ -38,6 +38,9 @@ struct cgoom_pressure_point {
 	/* zram swap (system; 0 without): what it stores, what that costs
 	 * in RAM, its limit (0: none) */
 	uint64_t zram_orig, zram_used, zram_limit;
+	/* free swap on the areas that are not zram (bytes; 0 when every
+	 * area is zram): zram's limit caps only the rest of the free swap */
+	uint64_t swap_other_free;
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
@@ -48,7 +51,7 @@ struct cgoom_thrash_window {
 	uint64_t some_us, full_us; /* stall within the window */
 	uint64_t refaults, activations, swapins, swapouts, stolen, scanned, allocstalls;
 	uint64_t mem_total, mem_available, swap_total, swap_used; /* at its end */
-	uint64_t zram_orig, zram_used, zram_limit;
+	uint64_t zram_orig, zram_used, zram_limit, swap_other_free;
 	bool psi_valid, reclaim_valid; /* every sample in it had them */
 };
 

@@ -425,6 +425,7 @@ struct system_files {
 	size_t n_zram;
 	uint64_t swaps_due_us;
 	bool swaps_logged;
+	bool swaps_other; /* /proc/swaps lists an area that is not zram */
 };
 
 struct domain {

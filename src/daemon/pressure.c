@@ -35,6 +35,9 @@
 #define PSI_IDLE_US 1000000ULL
 /* /proc/swaps is looked at for zram devices at most this often */
 #define SWAPS_EVERY_US 10000000ULL
+/* swap areas /proc/swaps is read for (the kernel's MAX_SWAPFILES is 32
+ * less the types it keeps for itself) */
+#define SWAP_AREAS_MAX 32
 
 int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret)
 {
@@ -138,10 +141,10 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 	if (fd < 0)
 		return;
 	size_t len;
-	struct cgoom_swap_area a[8];
+	struct cgoom_swap_area a[SWAP_AREAS_MAX];
 	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
 	close(fd);
-	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, 8);
+	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, SWAP_AREAS_MAX);
 	if (n < 0) {
 		if (!sys->swaps_logged)
 			log_warning("%s/swaps: %s; zram's RAM use is not watched", dm->roots.proc_path,
@@ -150,9 +153,12 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 		return;
 	}
 	zram_close(sys);
-	for (int i = 0; i < n && i < 8 && sys->n_zram < sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]);
-	     i++) {
+	/* past the areas read, one may be a swap file beside zram */
+	sys->swaps_other = n > SWAP_AREAS_MAX;
+	for (int i = 0; i < n && i < SWAP_AREAS_MAX; i++) {
 		if (a[i].zram < 0)
+			sys->swaps_other = true;
+		if (a[i].zram < 0 || sys->n_zram >= sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]))
 			continue;
 		char path[64];
 		snprintf(path, sizeof(path), "/sys/block/zram%d/mm_stat", a[i].zram);
@@ -164,8 +170,31 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 	}
 }
 
+/* The free swap on the areas /proc/swaps lists that are not zram
+ * (UINT64_MAX when it cannot be read: then zram's limit caps nothing). */
+static uint64_t swaps_other_free(struct daemon *dm)
+{
+	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return UINT64_MAX;
+	size_t len;
+	struct cgoom_swap_area a[SWAP_AREAS_MAX];
+	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
+	close(fd);
+	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, SWAP_AREAS_MAX);
+	if (n < 0 || n > SWAP_AREAS_MAX)
+		return UINT64_MAX;
+	uint64_t free = 0;
+	for (int i = 0; i < n; i++)
+		if (a[i].zram < 0 && a[i].size > a[i].used)
+			free += a[i].size - a[i].used;
+	return free;
+}
+
 /* The zram swap devices' totals: what they store, the RAM that costs,
- * their limits (0 when any has none). */
+ * their limits (0 when any has none); with a limit and another swap
+ * area beside zram, that area's free swap (zram's limit caps only the
+ * rest: thrash.c swap_room), from /proc/swaps at this sample. */
 static void zram_read(struct daemon *dm, const struct system_files *sys,
 		      struct cgoom_pressure_point *pt)
 {
@@ -183,6 +212,8 @@ static void zram_read(struct daemon *dm, const struct system_files *sys,
 	}
 	if (unlimited)
 		pt->zram_limit = 0;
+	if (pt->zram_limit > 0 && sys->swaps_other)
+		pt->swap_other_free = swaps_other_free(dm);
 }
 
 void pressure_free(struct domain *d)

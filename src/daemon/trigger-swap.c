@@ -5,7 +5,8 @@
  * windows that each had a memory "full" stall of psi_full's share,
  * without a break, for at least 2 s (the run), and either at its recent
  * rate the swap left (for zram with a limit: what its remaining RAM holds
- * at its compression ratio) fills within the run's age, or the run has
+ * at its compression ratio, plus the free swap of the other areas beside
+ * it) fills within the run's age, or the run has
  * lasted `swap_stall_max` (25 s): longer than a burst that swaps out an
  * idle job stalls (measured: 5.5 s with zram and 11 s with a swap file in
  * the lead's test bed; 21 s with zram in bench/swap's h-idle-grow on a

@@ -107,6 +107,7 @@ void cgoom_thrash_feed(struct cgoom_thrash_state *st, const struct cgoom_pressur
 	w->zram_orig = p->zram_orig;
 	w->zram_used = p->zram_used;
 	w->zram_limit = p->zram_limit;
+	w->swap_other_free = p->swap_other_free;
 	st->last = *p;
 	if (w->dt_us < CGOOM_THRASH_WINDOW_US)
 		return;
@@ -169,17 +170,21 @@ static bool stalled_window(const struct cgoom_thrash_window *w, const struct cgo
 }
 
 /* What swap can still take: what is free, and for zram with a limit, what
- * its remaining RAM holds at the ratio it compresses at. */
+ * its remaining RAM holds at the ratio it compresses at, plus what the
+ * other swap areas (a swap file beside zram) have free: a zram at its
+ * limit leaves them their room (it was taken as all the swap's, "full
+ * in 0.0 s" beside a swap file with hundreds of MiB free). */
 static uint64_t swap_room(const struct cgoom_thrash_window *w)
 {
 	uint64_t room = w->swap_total > w->swap_used ? w->swap_total - w->swap_used : 0;
 	if (w->zram_limit > 0 && w->zram_used > 0) {
+		uint64_t other = w->swap_other_free < room ? w->swap_other_free : room;
 		uint64_t left = w->zram_limit > w->zram_used ? w->zram_limit - w->zram_used : 0;
 		/* left x orig / used, without overflow */
 		uint64_t z = left / w->zram_used * w->zram_orig +
 			     (left % w->zram_used) * (w->zram_orig / w->zram_used);
-		if (z < room)
-			room = z;
+		if (z < room - other)
+			room = other + z;
 	}
 	return room;
 }

@@ -383,6 +383,41 @@ static void test_zram_limit_shortens_eta(void)
 	CHECK(f.eta_us >= 30 * SEC && f.eta_us <= 33 * SEC);
 }
 
+static void test_zram_limit_beside_a_swap_file(void)
+{
+	/* zram at its RAM limit beside a swap file with 300 MiB free (two
+	 * areas, zram first by priority): the swap left is the file's, not
+	 * none (the guest's /proc/swaps: zram full, the file filling) */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	m.p.swap_total = 640 * MiB; /* 256 MiB of zram, a 384 MiB file */
+	m.p.zram_limit = 24 * MiB;
+	m.p.zram_used = 24 * MiB;
+	m.p.zram_orig = 57 * MiB;
+	m.p.swap_used = 300 * MiB;
+	m.p.swap_other_free = 340 * MiB;
+	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
+	struct cgoom_thrash_facts f = judge(&m);
+	/* the file's 310 MiB at 10 MiB/s: about 31 s, not 0 */
+	CHECK(f.swap_rate >= 9 * MiB && f.swap_rate <= 11 * MiB);
+	CHECK(f.eta_us >= 29 * SEC && f.eta_us <= 33 * SEC);
+	/* zram below its limit beside the file: its room at its ratio plus
+	 * the file's */
+	sim_init(&m);
+	m.p.mem_available = 30 * MiB;
+	m.p.swap_total = 640 * MiB;
+	m.p.zram_limit = 64 * MiB;
+	m.p.zram_used = 24 * MiB;
+	m.p.zram_orig = 48 * MiB;
+	m.p.swap_used = 48 * MiB;
+	m.p.swap_other_free = 384 * MiB;
+	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
+	f = judge(&m);
+	/* 40 MiB of RAM x 2 = 80 MiB in zram + 384 MiB: about 46 s */
+	CHECK(f.eta_us >= 44 * SEC && f.eta_us <= 48 * SEC);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -403,6 +438,7 @@ int main(void)
 		TAP(test_fill_needs_short_memory),
 		TAP(test_exhaustion_needs_pressure),
 		TAP(test_zram_limit_shortens_eta),
+		TAP(test_zram_limit_beside_a_swap_file),
 		{ 0 },
 	});
 }
