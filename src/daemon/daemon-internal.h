@@ -410,6 +410,10 @@ struct kill_state {
 	uint64_t release_cpu_us; /* the loop's CPU in process_mrelease() */
 };
 
+/* Swap areas /proc/swaps is read for: the kernel's MAX_SWAPFILES is 32
+ * less the types it keeps for itself. */
+#define SWAP_AREAS_MAX 32
+
 /* The system domain's own files (domain 0 only). */
 struct system_files {
 	int meminfo_fd, vmstat_fd;
@@ -420,8 +424,10 @@ struct system_files {
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
 	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
 	uint64_t swap_total;    /* SwapTotal then (0: no swap, nothing swapped to read) */
-	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps */
-	int zram_fds[4];
+	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps
+	 * (as many as swap areas can be: one zram device per CPU is a
+	 * common setup, and four of them made every zram sum a part) */
+	int zram_fds[SWAP_AREAS_MAX];
 	size_t n_zram;
 	uint64_t swaps_due_us;
 	bool swaps_logged;

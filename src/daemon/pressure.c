@@ -35,9 +35,6 @@
 #define PSI_IDLE_US 1000000ULL
 /* /proc/swaps is looked at for zram devices at most this often */
 #define SWAPS_EVERY_US 10000000ULL
-/* swap areas /proc/swaps is read for (the kernel's MAX_SWAPFILES is 32
- * less the types it keeps for itself) */
-#define SWAP_AREAS_MAX 32
 
 int domain_pressure(struct daemon *dm, struct domain *d, struct cgoom_pressure *ret)
 {
