@@ -424,6 +424,7 @@ struct system_files {
 	uint64_t vmstat_due_us; /* next /proc/vmstat read far from the line */
 	uint64_t swap_free;     /* SwapFree at the last system sample (cgroup swap room) */
 	uint64_t swap_total;    /* SwapTotal then (0: no swap, nothing swapped to read) */
+	uint64_t swap_at_us;    /* when they were read (detect.c system_swap_fresh) */
 	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps
 	 * (as many as swap areas can be: one zram device per CPU is a
 	 * common setup, and four of them made every zram sum a part) */

@@ -80,6 +80,29 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 	return sample_files(dm, d, ret, &file);
 }
 
+/* The system's SwapTotal and SwapFree, for a cgroup's swap room: those
+ * of the system's last sample, read again from /proc/meminfo when that
+ * is older than SWAP_FRESH_US. The system is sampled up to a second
+ * apart while quiet; swap turned on within that second left a cgroup
+ * reclaiming at its limit with no swap room by the old SwapTotal of 0
+ * (all its anon unreclaimable: the unreclaimable trigger killed a job
+ * with 400 MiB of swap room, tests/vm swap-on-later). A cgroup reads
+ * this only within its margin, where it reads memory.stat anyway. */
+#define SWAP_FRESH_US 100000ULL
+
+static void system_swap_fresh(struct daemon *dm)
+{
+	struct system_files *sys = &dm->domains[0]->sys;
+	uint64_t now = cgfs_now_us();
+	struct cgoom_meminfo mi;
+	if (sys->meminfo_fd < 0 || (sys->swap_at_us && now < sys->swap_at_us + SWAP_FRESH_US) ||
+	    system_meminfo(dm, &mi) < 0)
+		return;
+	sys->swap_total = mi.swap_total;
+	sys->swap_free = mi.swap_total ? mi.swap_free : 0;
+	sys->swap_at_us = now;
+}
+
 int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
 {
 	size_t len;
@@ -93,6 +116,7 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 	/* swap room: what the cgroup may still swap, within what the
 	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur = 0;
+	system_swap_fresh(dm);
 	const struct system_files *sys = &dm->domains[0]->sys;
 	/* what it has swapped is read also with the system's swap full (a
 	 * swap trigger's confirm must not see it given back) */
@@ -240,6 +264,7 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	struct system_files *sys = &d->sys;
 	sys->swap_free = lv->swap_total ? lv->swap_free : 0;
 	sys->swap_total = lv->swap_total;
+	sys->swap_at_us = now;
 	/* PSI: a small read when pressure may have started; pressure seen
 	 * makes the system watched (pressure.c) */
 	struct cgoom_pressure psi;

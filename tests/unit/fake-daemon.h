@@ -31,6 +31,7 @@ static inline struct daemon *fake_daemon(size_t n)
 	dm->domains = calloc(n + 1, sizeof(*dm->domains));
 	dm->domains[0] = fake("/", false, 0);
 	dm->domains[0]->system = true;
+	dm->domains[0]->sys.meminfo_fd = dm->domains[0]->sys.vmstat_fd = -1;
 	dm->n_domains = dm->cap_domains = n + 1;
 	dm->fds = (struct fd_budget){ .limit = 1000, .fixed = 10, .reserve = 500 };
 	for (size_t i = 1; i <= n; i++) {

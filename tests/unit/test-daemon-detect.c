@@ -8,7 +8,8 @@
  * fires) or anon without swap (`unreclaimable` fires). And a margin as
  * large as a domain's memory.max (a global `margin = 64M` on a 32 MiB
  * cgroup), which would make every sample "near": the default's instead.
- * And what a cgroup swapped, read also with the system's swap full.
+ * And what a cgroup swapped, read also with the system's swap full, and
+ * its swap room after swap was turned on since the system's last sample.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -151,6 +152,62 @@ static void test_swap_used_with_swap_full(void)
 	CHECK_EQ_U64(cg.swap_room, 0);
 }
 
+/* domain_memstat of a cgroup holding 90 MiB of anon, nothing swapped,
+ * memory.swap.max max, beside a /proc/meminfo with 1 GiB of swap (900
+ * MiB free), where the system's last sample, `age_us` ago, saw none */
+static void memstat_after_swapon(uint64_t age_us, struct cgoom_cgroup_sample *ret)
+{
+	char dir[] = "/tmp/cgoom-detect-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int root = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(root >= 0);
+	put(root, "memory.stat", "anon 94371840\nfile 0\nkernel_stack 0\npagetables 0\nsock 0\n"
+				 "shmem 0\nactive_anon 94371840\ninactive_anon 0\nunevictable 0\n"
+				 "slab_unreclaimable 0\n");
+	put(root, "memory.swap.current", "0\n");
+	put(root, "memory.swap.max", "max\n");
+	put(root, "meminfo", "MemTotal:        1048576 kB\nMemFree:          524288 kB\n"
+			     "MemAvailable:     600000 kB\nSwapTotal:       1048576 kB\n"
+			     "SwapFree:         921600 kB\n");
+	struct daemon *dm = fake_daemon(1);
+	struct system_files *sys = &dm->domains[0]->sys;
+	sys->meminfo_fd = openat(root, "meminfo", O_RDONLY);
+	sys->swap_total = sys->swap_free = 0; /* no swap at the system's last sample */
+	sys->swap_at_us = cgfs_now_us() - age_us;
+	struct domain *d = dm->domains[1];
+	d->stat_fd = openat(root, "memory.stat", O_RDONLY);
+	d->swap_current_fd = openat(root, "memory.swap.current", O_RDONLY);
+	d->swap_max_fd = openat(root, "memory.swap.max", O_RDONLY);
+	*ret = (struct cgoom_cgroup_sample){ 0 };
+	CHECK_EQ_INT(domain_memstat(dm, d, ret), 0);
+	close(sys->meminfo_fd);
+	close(d->stat_fd);
+	close(d->swap_current_fd);
+	close(d->swap_max_fd);
+	const char *names[] = { "memory.stat", "memory.swap.current", "memory.swap.max", "meminfo" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlinkat(root, names[i], 0);
+	close(root);
+	rmdir(dir);
+	fake_free(dm);
+}
+
+static void test_swap_room_after_swapon(void)
+{
+	/* swap turned on since the system's last sample, a second ago: the
+	 * cgroup's room is the swap there is now, and its anon can go there
+	 * (it was all unreclaimable: the unreclaimable trigger killed) */
+	struct cgoom_cgroup_sample cg;
+	memstat_after_swapon(1000000, &cg);
+	CHECK_EQ_U64(cg.swap_room, 900 * MiB);
+	CHECK(cg.unreclaim_valid);
+	CHECK_EQ_U64(cg.unreclaimable, 0);
+	/* the system's sample of a moment ago stands (no read of its own) */
+	memstat_after_swapon(0, &cg);
+	CHECK_EQ_U64(cg.swap_room, 0);
+	CHECK_EQ_U64(cg.unreclaimable, 90 * MiB);
+}
+
 /* the margin guard_apply gives a domain of memory.max `max` under `conf` */
 static void margin_of(const char *conf, uint64_t max, uint64_t *ret)
 {
@@ -185,5 +242,6 @@ int main(void)
 	return tap_run((struct tap_test[]){ TAP(test_cache_at_limit_never_fires),
 					    TAP(test_anon_at_limit_fires),
 					    TAP(test_margin_at_most_under_max),
-					    TAP(test_swap_used_with_swap_full), { 0 } });
+					    TAP(test_swap_used_with_swap_full),
+					    TAP(test_swap_room_after_swapon), { 0 } });
 }
