@@ -131,6 +131,8 @@ struct cgoom_thrash_facts {
 	uint64_t swap_rate;      /* bytes/s, recent growth of swap in use (0: not growing) */
 	uint64_t trend_us;       /* how long swap has filled under a stall without a break */
 	uint64_t eta_us;         /* time to fill the swap at swap_rate (UINT64_MAX: never) */
+	uint64_t swap_room;      /* bytes swap can still take: what is free, zram's part no
+				  * more than its RAM left holds at its ratio (newest window) */
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;
 	bool thrashing;          /* the thrashing verdict */
@@ -139,3 +141,11 @@ struct cgoom_thrash_facts {
 
 void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_thrash_params *p,
 			struct cgoom_thrash_facts *ret);
+
+/* zram at its RAM limit, by the facts: a zram device with a limit and
+ * the swap it can still take (swap_room) under swap_min bytes, however
+ * much SwapFree says. At its limit zram's writes fail and the pages stay
+ * in RAM; SwapFree falls only as the failed writes use up its slots,
+ * which took over a minute of a machine stalled on them (tests/vm
+ * swap-zram-limit), and the kernel kills nobody meanwhile. */
+bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min);

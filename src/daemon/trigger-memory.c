@@ -2,7 +2,10 @@
 /*
  * System: MemAvailable and SwapFree both under their minimums
  * (mem_available_min, swap_free_min; SwapFree counts as low without swap),
- * earlyoom's line. MemAvailable already leaves out what cannot be
+ * earlyoom's line. With zram at a RAM limit (read while the system is
+ * watched), the swap it can still take stands for SwapFree when less
+ * (cgoom_thrash_zram_full): at its limit zram's writes fail and SwapFree
+ * says nothing of it for a minute and more. MemAvailable already leaves out what cannot be
  * reclaimed (anon and shmem without swap room, unevictable, kernel
  * memory). It paces the system domain: the next sample comes at about
  * half the time the measured growth needs to reach the line (with swap,
@@ -19,26 +22,46 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
+/* zram at its RAM limit, by the sample's facts (read while watched). */
+static bool zram_full(const struct trigger_sample *s)
+{
+	return s->watched && s->lv.swap_total > 0 && cgoom_thrash_zram_full(&s->thrash, s->lv.swap_min);
+}
+
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		  bool preempted)
 {
 	(void)d, (void)cfg;
-	return !preempted && s->lv.mem_low && s->lv.swap_low;
+	return !preempted && s->lv.mem_low && (s->lv.swap_low || zram_full(s));
 }
 
+/* The fresh sample has no zram facts of its own (the re-check reads
+ * /proc/meminfo): zram's are the domain's latest, those of the sample
+ * the trigger fired on or a later one. */
 static bool confirm(const struct domain *d, const struct trigger_event *ev,
 		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
 {
-	(void)d, (void)ev, (void)cfg;
-	return fresh->lv.mem_low && fresh->lv.swap_low;
+	(void)ev, (void)cfg;
+	bool zram = fresh->lv.swap_total > 0 && d->pressure && d->pressure->watched &&
+		    cgoom_thrash_zram_full(&d->pressure->facts, fresh->lv.swap_min);
+	return fresh->lv.mem_low && (fresh->lv.swap_low || zram);
 }
 
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
 	(void)cfg;
-	char a[32], b[32], c[32], m[32];
+	char a[32], b[32], c[32], m[32], u[32], l[32], f[32];
 	const struct cgoom_system_levels *lv = &ev->s.lv;
-	if (lv->swap_total)
+	const struct cgoom_thrash_facts *t = &ev->s.thrash;
+	if (lv->swap_total && !lv->swap_low && zram_full(&ev->s))
+		snprintf(buf, cap,
+			 "MemAvailable %s < %s and zram at its RAM limit (%s of %s): swap can take %s more < %s "
+			 "(SwapFree %s)",
+			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
+			 trigger_size(t->zram_used, u, sizeof(u)), trigger_size(t->zram_limit, l, sizeof(l)),
+			 trigger_size(t->swap_room, c, sizeof(c)), trigger_size(lv->swap_min, m, sizeof(m)),
+			 trigger_size(lv->swap_free, f, sizeof(f)));
+	else if (lv->swap_total)
 		snprintf(buf, cap, "MemAvailable %s < %s and SwapFree %s < %s",
 			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
 			 trigger_size(lv->swap_free, c, sizeof(c)), trigger_size(lv->swap_min, m, sizeof(m)));
@@ -79,7 +102,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	 * be that near (MemAvailable sits near 0 all the while swap fills,
 	 * and a snapshot of every process taken again and again under that
 	 * pressure is work the machine cannot spare: issue 19) */
-	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min;
+	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min ||
+			 (s->watched && cgoom_thrash_zram_full(&s->thrash, 2 * lv->swap_min));
 	acc->approach = acc->approach || (mem_room <= lv->mem_min && swap_near);
 }
 

@@ -225,6 +225,7 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->zram_orig = w0->zram_orig;
 	ret->zram_used = w0->zram_used;
 	ret->zram_limit = w0->zram_limit;
+	ret->swap_room = swap_room(w0);
 
 	/* thrashing: a run of stalled windows (newest back) at least
 	 * sustain_us long, with pages needed back at refault_min on average
@@ -288,7 +289,7 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	if (ret->trend_us == 0 || rate_from >= w0->swap_used)
 		return;
 	ret->swap_rate = per_s(w0->swap_used - rate_from, rate_dt);
-	uint64_t room = swap_room(w0);
+	uint64_t room = ret->swap_room;
 	if (ret->swap_rate > 0) {
 		uint64_t secs = room / ret->swap_rate, rem = room % ret->swap_rate;
 		ret->eta_us = secs > UINT64_MAX / 2000000ULL ? UINT64_MAX
@@ -298,4 +299,9 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->exhausting = w0->swap_total > 0 && ret->trend_us >= p->trend_min_us &&
 			  ((p->eta_share > 0 && ret->eta_us <= allowed && ret->eta_us <= p->eta_max_us) ||
 			   ret->trend_us >= p->fill_max_us);
+}
+
+bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min)
+{
+	return f->zram_limit > 0 && f->zram_used > 0 && f->swap_total > 0 && f->swap_room < swap_min;
 }

@@ -369,6 +369,54 @@ static void test_thrash_system(void)
 	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
 }
 
+/* zram at its RAM limit (512 MiB of swap slots, 32 MiB of RAM): its
+ * writes fail and SwapFree stays high while the machine stalls on them
+ * (tests/vm swap-zram-limit: a minute and more, the kernel killing
+ * nobody). The memory line takes the swap zram can still take for
+ * SwapFree, read while the system is watched. */
+static void test_memory_zram_at_its_limit(void)
+{
+	struct domain d = { .system = true, .path = (char *)"/" };
+	struct domain_pressure pr = { .watched = true };
+	struct trigger_sample s = system_sample(20, true); /* MemAvailable under 5%, SwapFree 400 MiB */
+	CHECK(s.lv.mem_low && !s.lv.swap_low);
+	s.thrash.swap_total = 1 * GiB;
+	s.thrash.swap_used = 624 * MiB;
+	s.thrash.zram_limit = 32 * MiB;
+	s.thrash.zram_used = 28 * MiB;
+	s.thrash.zram_orig = 70 * MiB;
+	s.thrash.swap_room = 10 * MiB; /* 4 MiB of RAM left at 2.5:1 */
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_MEMORY);
+	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_MEMORY, .s = s };
+	char why[512];
+	trigger_table[CGOOM_TRIGGER_MEMORY]->why(&ev, &cfg, why, sizeof(why));
+	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and zram at its RAM limit (28.0 MiB of 32.0 MiB): "
+			 "swap can take 10.0 MiB more < 102.4 MiB (SwapFree 400.0 MiB)");
+	/* the re-check reads /proc/meminfo; zram's facts are the domain's */
+	struct trigger_sample fresh = system_sample(25, false);
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	pr.facts = s.thrash;
+	d.pressure = &pr;
+	CHECK(trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	fresh = system_sample(700, false); /* memory came back */
+	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
+	/* zram with room in its RAM, or a swap file beside it with room: no */
+	s.thrash.swap_room = 300 * MiB;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	/* zram without a limit: SwapFree alone */
+	s.thrash.swap_room = 10 * MiB;
+	s.thrash.zram_limit = 0;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	/* not watched (no zram read): SwapFree alone */
+	s.thrash.zram_limit = 32 * MiB;
+	s.watched = false;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	/* memory to spare: never */
+	struct trigger_sample r = system_sample(700, true);
+	r.thrash = s.thrash;
+	CHECK_EQ_INT(trigger_check_all(&d, &r, &cfg), CGOOM_TRIGGER_NONE);
+}
+
 static void test_thrash_cgroup(void)
 {
 	struct domain d = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
@@ -577,6 +625,7 @@ int main(void)
 		TAP(test_thrash_cgroup),
 		TAP(test_swap_both_classes),
 		TAP(test_memory_pace_with_swap),
+		TAP(test_memory_zram_at_its_limit),
 		TAP(test_memory_pace_swap_filling),
 		TAP(test_approach_near_firing),
 		TAP(test_thrash_refaults_at_least_a_page),

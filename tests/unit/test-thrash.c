@@ -418,6 +418,45 @@ static void test_zram_limit_beside_a_swap_file(void)
 	CHECK(f.eta_us >= 44 * SEC && f.eta_us <= 48 * SEC);
 }
 
+static void test_zram_full(void)
+{
+	/* zram (512 MiB of slots, a 32 MiB RAM limit) at its limit, SwapFree
+	 * still 400 MiB: the swap it can take is none */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 20 * MiB;
+	m.p.swap_total = 512 * MiB;
+	m.p.swap_used = 112 * MiB;
+	m.p.zram_limit = 32 * MiB;
+	m.p.zram_used = 32 * MiB;
+	m.p.zram_orig = 77 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 300, 300, 0, 0, 0);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.swap_room, 0);
+	CHECK(cgoom_thrash_zram_full(&f, 51 * MiB));
+	/* 10 MiB of its RAM left at 77:32: about 24 MiB more */
+	m.p.zram_used = 22 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 300, 300, 0, 0, 0);
+	f = judge(&m);
+	CHECK(f.swap_room >= 23 * MiB && f.swap_room <= 36 * MiB);
+	CHECK(cgoom_thrash_zram_full(&f, 51 * MiB));
+	CHECK(!cgoom_thrash_zram_full(&f, 20 * MiB));
+	/* a swap file beside it with 300 MiB free: not full */
+	m.p.swap_total = 812 * MiB;
+	m.p.swap_other_free = 300 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 300, 300, 0, 0, 0);
+	f = judge(&m);
+	CHECK(!cgoom_thrash_zram_full(&f, 81 * MiB));
+	/* without a limit, SwapFree is the room */
+	m.p.swap_total = 512 * MiB;
+	m.p.swap_other_free = 0;
+	m.p.zram_limit = 0;
+	sim_run(&m, 1 * SEC, 100 * MS, 300, 300, 0, 0, 0);
+	f = judge(&m);
+	CHECK_EQ_U64(f.swap_room, 400 * MiB);
+	CHECK(!cgoom_thrash_zram_full(&f, 51 * MiB));
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -439,6 +478,7 @@ int main(void)
 		TAP(test_exhaustion_needs_pressure),
 		TAP(test_zram_limit_shortens_eta),
 		TAP(test_zram_limit_beside_a_swap_file),
+		TAP(test_zram_full),
 		{ 0 },
 	});
 }

@@ -1,0 +1,60 @@
+# swap-zram-limit: zram swap of 512 MiB with a RAM limit of 32 MiB (zram
+# full long before SwapFree is low), an idle job (30% of RAM) and a leak
+# at 40 MiB/s, `cgoom run` with its defaults and oom_policy = cgroup.
+# At its limit zram's writes fail ("Write-error on swap-device"), the
+# pages stay in RAM and SwapFree falls only as the failed writes use up
+# its slots: the machine stalled for over a minute before SwapFree was
+# under 10%, and the kernel killed nobody. cgoom must take the swap zram
+# can still take for SwapFree and end the leak soon after zram is full:
+# within 20 s of its limit, and before the kernel.
+# vm-timeout: 240
+modprobe zram num_devices=1 2>/dev/null || {
+	for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
+		/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
+		[ -f "$m" ] && insmod "$m"
+	done
+}
+i=0
+while [ ! -e /sys/block/zram0/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+echo 512M > /sys/block/zram0/disksize || fail "zram0 disksize"
+echo 32M > /sys/block/zram0/mem_limit || fail "zram0 mem_limit"
+i=0
+while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+mkswap /dev/zram0 > /dev/null && swapon /dev/zram0 || fail "swapon /dev/zram0"
+write_conf <<CONF
+[daemon]
+event_log = $EV
+[cgroup "/"]
+oom_policy = cgroup
+CONF
+cg_make /a
+cg_make /b
+mt=$(( $(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo) / 1024 ))
+job idle /a idle $((mt * 30 / 100))
+hogs_wait 60
+vm0=$(vm_oom_kills)
+daemon_start run
+job leak /b leak 40
+lpid=$(hog_pid leak)
+full=
+i=0
+while is_alive "$lpid" && [ $i -lt 600 ]; do
+	sleep 0.2
+	i=$((i + 1))
+	[ -z "$full" ] && awk '{ exit !($3 + 1048576 >= $4) }' /sys/block/zram0/mm_stat && full=$(up_ms) &&
+		say "zram at its limit: $(cut -c1-60 /sys/block/zram0/mm_stat); $(grep SwapFree /proc/meminfo)"
+done
+gone=$(up_ms)
+vm1=$(vm_oom_kills)
+hog_table
+daemon_stop
+say "$(ev_lines trigger | grep -o '"why": "[^"]*"' | head -n 2 | tr '\n' ';')"
+is_alive "$lpid" && fail "the leak still runs ($((i / 5)) s)"
+[ "$vm1" = "$vm0" ] || fail "the kernel OOM-killed first (vmstat oom_kill $vm0 -> $vm1)"
+[ "$(ev_count kill)" -ge 1 ] || fail "the leak died, but cgoom logged no kill"
+[ -n "$full" ] || fail "zram never reached its limit: the scenario did not happen"
+k=$(ev_lines kill | head -n 1 | grep -o '"uptime_ms": [0-9]*' | grep -o '[0-9]*$')
+say "zram full at $full ms, cgoom's kill at $k ms"
+[ "$k" -le $((full + 20000)) ] ||
+	fail "cgoom killed $(( (k - full) / 1000 )) s after zram was full: $(ev_lines trigger | grep -o '"why": "[^"]*"' | head -n 1)"
+pass "zram at its 32 MiB limit: cgoom ended the leak $(( (k - full) / 1000 )) s later, before the kernel"
