@@ -143,9 +143,15 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 			struct cgoom_thrash_facts *ret);
 
 /* zram at its RAM limit, by the facts: a zram device with a limit and
- * the swap it can still take (swap_room) under swap_min bytes, however
- * much SwapFree says. At its limit zram's writes fail and the pages stay
- * in RAM; SwapFree falls only as the failed writes use up its slots,
- * which took over a minute of a machine stalled on them (tests/vm
- * swap-zram-limit), and the kernel kills nobody meanwhile. */
+ * the swap it can still take (swap_room) under swap_min bytes, or,
+ * filling under a stall, gone within CGOOM_ZRAM_ETA_US at its rate,
+ * however much SwapFree says. At its limit zram's writes fail and the
+ * pages stay in RAM; SwapFree falls only as the failed writes use up
+ * its slots, which took over a minute of a machine stalled on them
+ * (tests/vm swap-zram-limit), and the kernel kills nobody meanwhile. So
+ * late is worse here than at SwapFree's line: once zram is full, every
+ * allocation stalls (cgoom's reads too; a run where the line was the
+ * last 10% of what zram holds froze the guest for 4 minutes), hence the
+ * look ahead. */
+#define CGOOM_ZRAM_ETA_US 2000000ULL
 bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min);

@@ -3,10 +3,10 @@
  * System: MemAvailable and SwapFree both under their minimums
  * (mem_available_min, swap_free_min; SwapFree counts as low without swap),
  * earlyoom's line. With zram at a RAM limit (read while the system is
- * watched), the swap it can still take stands for SwapFree, against
- * swap_free_min of what swap can hold, when that is less
- * (cgoom_thrash_zram_full): at its limit zram's writes fail and SwapFree
- * says nothing of it for a minute and more. MemAvailable already leaves out what cannot be
+ * watched), the swap it can still take stands for SwapFree when less, or
+ * when it would be gone within 2 s at its rate (cgoom_thrash_zram_full):
+ * at its limit zram's writes fail, SwapFree says nothing of it for a
+ * minute and more, and the machine freezes meanwhile. MemAvailable already leaves out what cannot be
  * reclaimed (anon and shmem without swap room, unevictable, kernel
  * memory). It paces the system domain: the next sample comes at about
  * half the time the measured growth needs to reach the line (with swap,
@@ -23,21 +23,11 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
-/* SwapFree's minimum for what zram can hold: swap_free_min of the swap
- * in use and the swap it can still take (of SwapTotal, the minimum
- * fired with zram at 29% of its RAM limit: its 512 MiB of slots hold
- * 77 MiB in 32 MiB of RAM). */
-static uint64_t zram_min(const struct cgoom_thrash_facts *f, const struct cgoom_config *cfg)
-{
-	uint64_t all = f->swap_used > UINT64_MAX - f->swap_room ? UINT64_MAX : f->swap_used + f->swap_room;
-	return cgoom_share_of(&cfg->swap_free_min, all);
-}
-
 /* zram at its RAM limit, by the sample's facts (read while watched). */
 static bool zram_full(const struct trigger_sample *s, const struct cgoom_config *cfg)
 {
-	return s->watched && s->lv.swap_total > 0 &&
-	       cgoom_thrash_zram_full(&s->thrash, zram_min(&s->thrash, cfg));
+	(void)cfg;
+	return s->watched && s->lv.swap_total > 0 && cgoom_thrash_zram_full(&s->thrash, s->lv.swap_min);
 }
 
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
@@ -53,9 +43,9 @@ static bool check(struct domain *d, const struct trigger_sample *s, const struct
 static bool confirm(const struct domain *d, const struct trigger_event *ev,
 		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
 {
-	(void)ev;
+	(void)ev, (void)cfg;
 	bool zram = fresh->lv.swap_total > 0 && d->pressure && d->pressure->watched &&
-		    cgoom_thrash_zram_full(&d->pressure->facts, zram_min(&d->pressure->facts, cfg));
+		    cgoom_thrash_zram_full(&d->pressure->facts, fresh->lv.swap_min);
 	return fresh->lv.mem_low && (fresh->lv.swap_low || zram);
 }
 
@@ -64,14 +54,23 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 	char a[32], b[32], c[32], m[32], u[32], l[32], f[32];
 	const struct cgoom_system_levels *lv = &ev->s.lv;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
-	if (lv->swap_total && !lv->swap_low && zram_full(&ev->s, cfg))
-		snprintf(buf, cap,
-			 "MemAvailable %s < %s and zram at its RAM limit (%s of %s): swap can take %s more < %s "
-			 "(SwapFree %s)",
-			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
-			 trigger_size(t->zram_used, u, sizeof(u)), trigger_size(t->zram_limit, l, sizeof(l)),
-			 trigger_size(t->swap_room, c, sizeof(c)), trigger_size(zram_min(t, cfg), m, sizeof(m)),
-			 trigger_size(lv->swap_free, f, sizeof(f)));
+	if (lv->swap_total && !lv->swap_low && zram_full(&ev->s, cfg)) {
+		char r[32];
+		int n = snprintf(buf, cap,
+				 "MemAvailable %s < %s and zram near its RAM limit (%s of %s): swap can take %s "
+				 "more",
+				 trigger_size(lv->mem_available, a, sizeof(a)),
+				 trigger_size(lv->mem_min, b, sizeof(b)), trigger_size(t->zram_used, u, sizeof(u)),
+				 trigger_size(t->zram_limit, l, sizeof(l)), trigger_size(t->swap_room, c, sizeof(c)));
+		if (n > 0 && (size_t)n < cap && t->trend_us > 0 && t->swap_rate > 0 && t->eta_us != UINT64_MAX)
+			n += snprintf(buf + n, cap - (size_t)n, ", filling at %s/s: gone in %llu.%llu s",
+				      trigger_size(t->swap_rate, r, sizeof(r)),
+				      (unsigned long long)(t->eta_us / 1000000),
+				      (unsigned long long)(t->eta_us / 100000 % 10));
+		if (n > 0 && (size_t)n < cap)
+			snprintf(buf + n, cap - (size_t)n, " (SwapFree %s, its minimum %s)",
+				 trigger_size(lv->swap_free, f, sizeof(f)), trigger_size(lv->swap_min, m, sizeof(m)));
+	}
 	else if (lv->swap_total)
 		snprintf(buf, cap, "MemAvailable %s < %s and SwapFree %s < %s",
 			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
@@ -84,6 +83,7 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		 struct trigger_pace *acc)
 {
+	(void)cfg;
 	const struct cgoom_system_levels *lv = &s->lv;
 	/* the line is both minimums crossed: with swap, the farther of the
 	 * two is how far it is (an allocation takes a page from one or the
@@ -113,7 +113,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	 * and a snapshot of every process taken again and again under that
 	 * pressure is work the machine cannot spare: issue 19) */
 	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min ||
-			 (s->watched && cgoom_thrash_zram_full(&s->thrash, 2 * zram_min(&s->thrash, cfg)));
+			 (s->watched && cgoom_thrash_zram_full(&s->thrash, 2 * lv->swap_min));
 	acc->approach = acc->approach || (mem_room <= lv->mem_min && swap_near);
 }
 

@@ -303,5 +303,7 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 
 bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min)
 {
-	return f->zram_limit > 0 && f->zram_used > 0 && f->swap_total > 0 && f->swap_room < swap_min;
+	if (f->zram_limit == 0 || f->zram_used == 0 || f->swap_total == 0)
+		return false;
+	return f->swap_room < swap_min || (f->trend_us > 0 && f->eta_us < CGOOM_ZRAM_ETA_US);
 }

@@ -390,8 +390,8 @@ static void test_memory_zram_at_its_limit(void)
 	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_MEMORY, .s = s };
 	char why[512];
 	trigger_table[CGOOM_TRIGGER_MEMORY]->why(&ev, &cfg, why, sizeof(why));
-	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and zram at its RAM limit (28.0 MiB of 32.0 MiB): "
-			 "swap can take 10.0 MiB more < 63.4 MiB (SwapFree 400.0 MiB)");
+	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and zram near its RAM limit (28.0 MiB of 32.0 MiB): "
+			 "swap can take 10.0 MiB more (SwapFree 400.0 MiB, its minimum 102.4 MiB)");
 	/* the re-check reads /proc/meminfo; zram's facts are the domain's */
 	struct trigger_sample fresh = system_sample(25, false);
 	CHECK(!trigger_confirm_kind(&d, &ev, &fresh, &cfg));
@@ -403,18 +403,31 @@ static void test_memory_zram_at_its_limit(void)
 	/* zram with room in its RAM, or a swap file beside it with room: no */
 	s.thrash.swap_room = 300 * MiB;
 	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
-	/* the minimum is 10% of what swap can hold (used and still free),
-	 * not of SwapTotal: zram's 512 MiB of slots with 32 MiB of RAM hold
-	 * about 77 MiB, and 50 MiB more of it (9 MiB of its RAM used) is far
-	 * from full, though under 10% of 1 GiB */
+	/* swap left under its 10% of SwapTotal, not of what zram can hold
+	 * (512 MiB of zram slots with 32 MiB of RAM hold about 77 MiB: the
+	 * last 10% of that, the line froze the guest, every allocation
+	 * stalled on zram's failed writes before cgoom's samples came) */
 	s.thrash.swap_used = 27 * MiB;
 	s.thrash.zram_used = 9 * MiB;
 	s.thrash.swap_room = 50 * MiB;
-	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
-	s.thrash.swap_used = 70 * MiB;
-	s.thrash.zram_used = 30 * MiB;
-	s.thrash.swap_room = 5 * MiB; /* under 10% of 75 MiB */
 	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_MEMORY);
+	/* more room, but filling under a stall to be gone within 2 s */
+	s.thrash.swap_room = 150 * MiB;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	s.thrash.trend_us = 3000000;
+	s.thrash.swap_rate = 100 * MiB;
+	s.thrash.eta_us = 1500000;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_MEMORY);
+	ev.s = s;
+	trigger_table[CGOOM_TRIGGER_MEMORY]->why(&ev, &cfg, why, sizeof(why));
+	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and zram near its RAM limit (9.0 MiB of 32.0 MiB): "
+			 "swap can take 150.0 MiB more, filling at 100.0 MiB/s: gone in 1.5 s (SwapFree 400.0 "
+			 "MiB, its minimum 102.4 MiB)");
+	s.thrash.eta_us = 2500000;
+	CHECK_EQ_INT(trigger_check_all(&d, &s, &cfg), CGOOM_TRIGGER_NONE);
+	s.thrash.trend_us = 0;
+	s.thrash.swap_rate = 0;
+	s.thrash.eta_us = UINT64_MAX;
 	s.thrash.swap_used = 624 * MiB;
 	s.thrash.zram_used = 28 * MiB;
 	/* zram without a limit: SwapFree alone */

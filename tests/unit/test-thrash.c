@@ -441,6 +441,23 @@ static void test_zram_full(void)
 	CHECK(f.swap_room >= 23 * MiB && f.swap_room <= 36 * MiB);
 	CHECK(cgoom_thrash_zram_full(&f, 51 * MiB));
 	CHECK(!cgoom_thrash_zram_full(&f, 20 * MiB));
+	/* filling under a stall at 20 MiB/s with 24-36 MiB left: gone
+	 * within 2 s, full for the line before it is (once it is, every
+	 * allocation stalls) */
+	sim_run(&m, 5 * SEC, 100 * MS, 300, 300, 0, 0, 20 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(f.trend_us > 0 && f.eta_us < 2 * SEC);
+	CHECK(cgoom_thrash_zram_full(&f, 20 * MiB));
+	/* the same with 300 MiB of a swap file beside it: not */
+	m.p.swap_other_free = 300 * MiB;
+	m.p.swap_total = 812 * MiB;
+	sim_run(&m, 5 * SEC, 100 * MS, 300, 300, 0, 0, 20 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(!cgoom_thrash_zram_full(&f, 20 * MiB));
+	m.p.swap_other_free = 0;
+	m.p.swap_total = 512 * MiB;
+	m.p.swap_used = 112 * MiB;
+	sim_run(&m, 5 * SEC, 100 * MS, 300, 300, 0, 0, 0);
 	/* a swap file beside it with 300 MiB free: not full */
 	m.p.swap_total = 812 * MiB;
 	m.p.swap_other_free = 300 * MiB;
