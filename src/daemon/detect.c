@@ -82,41 +82,34 @@ int domain_sample(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sampl
 
 /* The system's SwapTotal and SwapFree, for a cgroup's swap room: those
  * of the system's last sample, read again from /proc/meminfo when that
- * is older than SWAP_FRESH_US. The system is sampled up to a second
- * apart while quiet; swap turned on within that second left a cgroup
- * reclaiming at its limit with no swap room by the old SwapTotal of 0
- * (all its anon unreclaimable: the unreclaimable trigger killed a job
- * with 400 MiB of swap room, tests/vm swap-on-later). A cgroup reads
- * this only within its margin, where it reads memory.stat anyway. */
+ * is max_age_us old or more (0: at once); true when read now. The system is sampled
+ * up to a second apart while quiet (every 250 ms while watched); swap
+ * turned on within that while left a cgroup reclaiming at its limit
+ * with no swap room by the old SwapTotal of 0 (all its anon
+ * unreclaimable: the unreclaimable trigger killed a job with 400 MiB of
+ * swap room, tests/vm swap-on-later). A cgroup reads this only within
+ * its margin, where it reads memory.stat anyway. */
 #define SWAP_FRESH_US 100000ULL
 
-static void system_swap_fresh(struct daemon *dm)
+static bool system_swap_fresh(struct daemon *dm, uint64_t max_age_us)
 {
 	struct system_files *sys = &dm->domains[0]->sys;
 	uint64_t now = cgfs_now_us();
 	struct cgoom_meminfo mi;
-	if (sys->meminfo_fd < 0 || (sys->swap_at_us && now < sys->swap_at_us + SWAP_FRESH_US) ||
+	if (sys->meminfo_fd < 0 || (max_age_us && sys->swap_at_us && now < sys->swap_at_us + max_age_us) ||
 	    system_meminfo(dm, &mi) < 0)
-		return;
+		return false;
 	sys->swap_total = mi.swap_total;
 	sys->swap_free = mi.swap_total ? mi.swap_free : 0;
 	sys->swap_at_us = now;
+	return true;
 }
 
-int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
+/* What d has swapped, and the swap it may still use: min(memory.swap.max
+ * - memory.swap.current, SwapFree) (0 without swap: nothing to read). */
+static void cgroup_swap(struct daemon *dm, struct domain *d, uint64_t *ret_used, uint64_t *ret_room)
 {
-	size_t len;
-	struct cgoom_unreclaim u;
-	int r = cgfs_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
-	if (r == 0)
-		r = cgoom_parse_unreclaim(dm->buf, len, &u);
-	if (r < 0)
-		return r;
-	s->reclaim_valid = cgoom_parse_reclaim(dm->buf, len, &s->reclaim) == 0;
-	/* swap room: what the cgroup may still swap, within what the
-	 * system has free (0 without swap: nothing to read) */
 	uint64_t room = 0, smax, scur = 0;
-	system_swap_fresh(dm);
 	const struct system_files *sys = &dm->domains[0]->sys;
 	/* what it has swapped is read also with the system's swap full (a
 	 * swap trigger's confirm must not see it given back) */
@@ -131,10 +124,35 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 		if (room > swap_free)
 			room = swap_free;
 	}
-	s->swap_used = scur;
-	s->swap_room = room;
+	*ret_used = scur;
+	*ret_room = room;
+}
+
+int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_sample *s)
+{
+	size_t len;
+	struct cgoom_unreclaim u;
+	int r = cgfs_reread(d->stat_fd, dm->buf, sizeof(dm->buf), &len);
+	if (r == 0)
+		r = cgoom_parse_unreclaim(dm->buf, len, &u);
+	if (r < 0)
+		return r;
+	s->reclaim_valid = cgoom_parse_reclaim(dm->buf, len, &s->reclaim) == 0;
+	uint64_t scur, room;
+	bool now = system_swap_fresh(dm, SWAP_FRESH_US);
+	cgroup_swap(dm, d, &scur, &room);
 	s->unreclaim_valid = true;
 	s->unreclaimable = cgoom_unreclaimable(&u, room);
+	/* near the line on swap numbers not read now: read them now (100 ms
+	 * is long enough for swap turned on and a limit reached within it:
+	 * tests/vm swap-on-later, run after another scenario, the system
+	 * watched and sampled every 250 ms) */
+	if (!now && cgoom_cgroup_unreclaimable_near(s, &d->params) && system_swap_fresh(dm, 0)) {
+		cgroup_swap(dm, d, &scur, &room);
+		s->unreclaimable = cgoom_unreclaimable(&u, room);
+	}
+	s->swap_used = scur;
+	s->swap_room = room;
 	return 0;
 }
 

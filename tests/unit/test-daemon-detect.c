@@ -153,9 +153,10 @@ static void test_swap_used_with_swap_full(void)
 }
 
 /* domain_memstat of a cgroup holding 90 MiB of anon, nothing swapped,
- * memory.swap.max max, beside a /proc/meminfo with 1 GiB of swap (900
- * MiB free), where the system's last sample, `age_us` ago, saw none */
-static void memstat_after_swapon(uint64_t age_us, struct cgoom_cgroup_sample *ret)
+ * memory.swap.max max, memory.max `max` (a 2 MiB margin), beside a
+ * /proc/meminfo with 1 GiB of swap (900 MiB free), where the system's
+ * last sample, a second ago (`old`) or just now, saw none */
+static void memstat_after_swapon(bool old, uint64_t max, struct cgoom_cgroup_sample *ret)
 {
 	char dir[] = "/tmp/cgoom-detect-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
@@ -173,12 +174,15 @@ static void memstat_after_swapon(uint64_t age_us, struct cgoom_cgroup_sample *re
 	struct system_files *sys = &dm->domains[0]->sys;
 	sys->meminfo_fd = openat(root, "meminfo", O_RDONLY);
 	sys->swap_total = sys->swap_free = 0; /* no swap at the system's last sample */
-	sys->swap_at_us = cgfs_now_us() - age_us;
+	/* "just now" is a minute ahead: a test descheduled for 100 ms on a
+	 * loaded machine must not find it old */
+	sys->swap_at_us = old ? cgfs_now_us() - 1000000 : cgfs_now_us() + 60000000;
 	struct domain *d = dm->domains[1];
 	d->stat_fd = openat(root, "memory.stat", O_RDONLY);
 	d->swap_current_fd = openat(root, "memory.swap.current", O_RDONLY);
 	d->swap_max_fd = openat(root, "memory.swap.max", O_RDONLY);
-	*ret = (struct cgoom_cgroup_sample){ 0 };
+	d->params.margin = 2 * MiB;
+	*ret = (struct cgoom_cgroup_sample){ .max = max };
 	CHECK_EQ_INT(domain_memstat(dm, d, ret), 0);
 	close(sys->meminfo_fd);
 	close(d->stat_fd);
@@ -198,14 +202,21 @@ static void test_swap_room_after_swapon(void)
 	 * cgroup's room is the swap there is now, and its anon can go there
 	 * (it was all unreclaimable: the unreclaimable trigger killed) */
 	struct cgoom_cgroup_sample cg;
-	memstat_after_swapon(1000000, &cg);
+	memstat_after_swapon(true, 1024 * MiB, &cg);
 	CHECK_EQ_U64(cg.swap_room, 900 * MiB);
 	CHECK(cg.unreclaim_valid);
 	CHECK_EQ_U64(cg.unreclaimable, 0);
-	/* the system's sample of a moment ago stands (no read of its own) */
-	memstat_after_swapon(0, &cg);
+	/* the system's sample of a moment ago stands far from the line (no
+	 * read of its own) */
+	memstat_after_swapon(false, 1024 * MiB, &cg);
 	CHECK_EQ_U64(cg.swap_room, 0);
 	CHECK_EQ_U64(cg.unreclaimable, 90 * MiB);
+	/* near it (90 MiB unreclaimable by that sample, memory.max 92 MiB),
+	 * the swap is read now: swap turned on within those 100 ms (in
+	 * tests/vm swap-on-later, run after another scenario, it was) */
+	memstat_after_swapon(false, 92 * MiB, &cg);
+	CHECK_EQ_U64(cg.swap_room, 900 * MiB);
+	CHECK_EQ_U64(cg.unreclaimable, 0);
 }
 
 /* the margin guard_apply gives a domain of memory.max `max` under `conf` */
