@@ -139,6 +139,10 @@ const struct cgoom_cgroup_conf *cgoom_config_find(const struct cgoom_config *c, 
  * bytes (also none). An exact section matches only its own path. */
 bool cgoom_path_match(const char *pattern, const char *path);
 
+/* The components of a cgroup path ("/" 0, "/a/b" 2; an empty component,
+ * as in "/a//b", does not count). */
+unsigned cgoom_path_depth(const char *path);
+
 /* The keys of a [cgroup] section, one row each. */
 enum cgoom_conf_key {
 	CGOOM_CONF_POLICY,

@@ -165,10 +165,7 @@ int cli_find_memcg(struct cli_ctx *c, const char *arg)
 	if (cli_check_path(arg, norm, sizeof(norm)) != EXIT_OK)
 		return -EXIT_USAGE;
 	int i = cgoom_snapshot_find(&c->snap, norm);
-	int depth = 0;
-	for (const char *q = norm; *q; q++)
-		depth += *q == '/' && q[1];
-	if (i < 0 && depth > CGOOM_READER_MAX_DEPTH) {
+	if (i < 0 && cgoom_path_depth(norm) > CGOOM_READER_MAX_DEPTH) {
 		log_error("%s: more than %d levels deep, where cgoom reads no cgroup of its own "
 			  "(the processes there count as their ancestor's %d levels down)",
 			  norm, CGOOM_READER_MAX_DEPTH, CGOOM_READER_MAX_DEPTH);

@@ -507,9 +507,7 @@ static void child_made(struct daemon *dm, struct cgnode *n, const char *name)
 	/* the child is visited at its depth from the root, as the walk
 	 * visits it (it was 1 here: event by event a chain grew past
 	 * MAX_DEPTH, and a domain there failed every decision) */
-	int depth = 0;
-	for (const char *q = n->path; *q; q++)
-		depth += *q == '/' && q[1];
+	int depth = (int)cgoom_path_depth(n->path);
 	if (depth >= MAX_DEPTH) {
 		deep_cut(dm, n->path);
 		return;

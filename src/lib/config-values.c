@@ -271,6 +271,14 @@ static bool component_match(const char *p, size_t pn, const char *s, size_t sn)
 	return pi == pn;
 }
 
+unsigned cgoom_path_depth(const char *path)
+{
+	unsigned depth = 0;
+	for (const char *q = path; *q; q++)
+		depth += *q == '/' && q[1] && q[1] != '/';
+	return depth;
+}
+
 bool cgoom_path_match(const char *pattern, const char *path)
 {
 	if (!pattern || !path)
@@ -352,19 +360,22 @@ static bool more_specific(const struct cgoom_cgroup_conf *a, const struct cgoom_
 	return a < b;
 }
 
+/* Whether section g applies to path, of depth components: as many as
+ * the section has (a cheap filter), then matched byte by byte. */
+static bool section_matches(const struct cgoom_cgroup_conf *g, const char *path, unsigned depth)
+{
+	return g->depth == depth && cgoom_path_match(g->path, path);
+}
+
 void cgoom_config_match(const struct cgoom_config *c, const char *path, struct cgoom_conf_match *ret)
 {
 	*ret = (struct cgoom_conf_match){ 0 };
 	if (!c || !path)
 		return;
-	/* components of path (as many as a matching section has): a cheap
-	 * filter before matching byte by byte */
-	unsigned depth = 0;
-	for (const char *q = path; *q; q++)
-		depth += *q == '/' && q[1] && q[1] != '/';
+	unsigned depth = cgoom_path_depth(path);
 	for (size_t i = 0; i < c->n_cgroups; i++) {
 		const struct cgoom_cgroup_conf *g = &c->cgroups[i];
-		if (g->depth != depth || !cgoom_path_match(g->path, path))
+		if (!section_matches(g, path, depth))
 			continue;
 		for (int k = 0; k < CGOOM_CONF_KEY_MAX; k++) {
 			const struct cgoom_cgroup_conf **best = &ret->by_key[k];
@@ -378,11 +389,9 @@ void cgoom_config_mark_matches(const struct cgoom_config *c, const char *path, b
 {
 	if (!c || !path || !hit)
 		return;
-	unsigned depth = 0; /* the cheap filter of cgoom_config_match */
-	for (const char *q = path; *q; q++)
-		depth += *q == '/' && q[1] && q[1] != '/';
+	unsigned depth = cgoom_path_depth(path);
 	for (size_t i = 0; i < c->n_cgroups; i++)
-		if (!hit[i] && c->cgroups[i].depth == depth && cgoom_path_match(c->cgroups[i].path, path))
+		if (!hit[i] && section_matches(&c->cgroups[i], path, depth))
 			hit[i] = true;
 }
 

@@ -237,11 +237,9 @@ static int enter_cgroup(struct parser *p, const char *raw)
 	char *path = strdup(p->path);
 	if (!path)
 		return fail_nomem(p);
-	unsigned stars = 0, depth = 0;
-	for (const char *q = path; *q; q++) {
+	unsigned stars = 0, depth = cgoom_path_depth(path);
+	for (const char *q = path; *q; q++)
 		stars += *q == '*';
-		depth += *q == '/' && q[1]; /* normalized: one '/' per component */
-	}
 	c->cgroups[c->n_cgroups] = (struct cgoom_cgroup_conf){
 		.path = path,
 		.line = p->line,
