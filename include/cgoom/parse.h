@@ -299,3 +299,7 @@ struct cgoom_swap_area {
 	int priority;
 };
 int cgoom_parse_swaps(const char *buf, size_t len, struct cgoom_swap_area *ret, size_t cap);
+/* The most swap areas a machine has: the kernel's MAX_SWAPFILES is 32
+ * less the types it keeps for itself (one zram device per CPU is a
+ * common setup). */
+#define CGOOM_SWAP_AREAS_MAX 32

@@ -410,9 +410,6 @@ struct kill_state {
 	uint64_t release_cpu_us; /* the loop's CPU in process_mrelease() */
 };
 
-/* Swap areas /proc/swaps is read for: the kernel's MAX_SWAPFILES is 32
- * less the types it keeps for itself. */
-#define SWAP_AREAS_MAX 32
 
 /* The system domain's own files (domain 0 only). */
 struct system_files {
@@ -428,7 +425,7 @@ struct system_files {
 	/* zram swap devices (pressure.c): their mm_stat, found from /proc/swaps
 	 * (as many as swap areas can be: one zram device per CPU is a
 	 * common setup, and four of them made every zram sum a part) */
-	int zram_fds[SWAP_AREAS_MAX];
+	int zram_fds[CGOOM_SWAP_AREAS_MAX];
 	size_t n_zram;
 	uint64_t swaps_due_us;
 	bool swaps_logged;

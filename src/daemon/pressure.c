@@ -127,6 +127,19 @@ static void zram_close(struct system_files *sys)
 	sys->n_zram = 0;
 }
 
+/* /proc/swaps into a (CGOOM_SWAP_AREAS_MAX of them): how many areas it
+ * lists, -ENOENT when it cannot be opened, or another -errno. */
+static int read_swaps(struct daemon *dm, struct cgoom_swap_area *a)
+{
+	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -ENOENT;
+	size_t len;
+	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
+	close(fd);
+	return r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, CGOOM_SWAP_AREAS_MAX);
+}
+
 /* The zram swap devices from /proc/swaps, their mm_stat opened (live
  * roots only: sysfs is not under --proc-root). */
 static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t now)
@@ -134,14 +147,10 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 	if (now < sys->swaps_due_us || !dm->live)
 		return;
 	sys->swaps_due_us = now + SWAPS_EVERY_US;
-	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct cgoom_swap_area a[CGOOM_SWAP_AREAS_MAX];
+	int n = read_swaps(dm, a);
+	if (n == -ENOENT)
 		return;
-	size_t len;
-	struct cgoom_swap_area a[SWAP_AREAS_MAX];
-	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
-	close(fd);
-	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, SWAP_AREAS_MAX);
 	if (n < 0) {
 		if (!sys->swaps_logged)
 			log_warning("%s/swaps: %s; zram's RAM use is not watched", dm->roots.proc_path,
@@ -151,8 +160,8 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
 	}
 	zram_close(sys);
 	/* past the areas read, one may be a swap file beside zram */
-	sys->swaps_other = n > SWAP_AREAS_MAX;
-	for (int i = 0; i < n && i < SWAP_AREAS_MAX; i++) {
+	sys->swaps_other = n > CGOOM_SWAP_AREAS_MAX;
+	for (int i = 0; i < n && i < CGOOM_SWAP_AREAS_MAX; i++) {
 		if (a[i].zram < 0)
 			sys->swaps_other = true;
 		if (a[i].zram < 0 || sys->n_zram >= sizeof(sys->zram_fds) / sizeof(sys->zram_fds[0]))
@@ -171,15 +180,9 @@ static void zram_discover(struct daemon *dm, struct system_files *sys, uint64_t 
  * (UINT64_MAX when it cannot be read: then zram's limit caps nothing). */
 static uint64_t swaps_other_free(struct daemon *dm)
 {
-	int fd = openat(dm->roots.proc_fd, "swaps", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return UINT64_MAX;
-	size_t len;
-	struct cgoom_swap_area a[SWAP_AREAS_MAX];
-	int r = cgfs_reread_whole(fd, dm->buf, sizeof(dm->buf), &len);
-	close(fd);
-	int n = r < 0 ? r : cgoom_parse_swaps(dm->buf, len, a, SWAP_AREAS_MAX);
-	if (n < 0 || n > SWAP_AREAS_MAX)
+	struct cgoom_swap_area a[CGOOM_SWAP_AREAS_MAX];
+	int n = read_swaps(dm, a);
+	if (n < 0 || n > CGOOM_SWAP_AREAS_MAX)
 		return UINT64_MAX;
 	uint64_t free = 0;
 	for (int i = 0; i < n; i++)

@@ -9,15 +9,11 @@
 #include "cgfs.h"
 #include "facts.h"
 
-/* Swap areas read from /proc/swaps: the kernel's MAX_SWAPFILES is 32
- * less the types it keeps for itself (one zram device per CPU is a
- * common setup: eight of them made zram's sums a part). */
-#define SWAP_AREAS_MAX 32
 
 static void zram_facts(struct cgoom_memory_facts *f, const struct cgoom_swap_area *a, int n)
 {
 	bool unlimited = false;
-	for (int i = 0; i < n && i < SWAP_AREAS_MAX; i++) {
+	for (int i = 0; i < n && i < CGOOM_SWAP_AREAS_MAX; i++) {
 		if (a[i].zram < 0)
 			continue;
 		char path[64], buf[256];
@@ -63,14 +59,14 @@ static int read_system(const struct cgoom_roots *r, bool live, struct cgoom_memo
 			    cgoom_parse_pressure(buf, len, &f->psi) == 0;
 		close(pfd);
 	}
-	struct cgoom_swap_area a[SWAP_AREAS_MAX];
+	struct cgoom_swap_area a[CGOOM_SWAP_AREAS_MAX];
 	int n;
 	int sfd = live && f->swap_total > 0 ? openat(r->proc_fd, "swaps", CGFS_FILE_FLAGS) : -1;
 	if (sfd >= 0) {
 		/* whole: a line holds a path of up to PATH_MAX */
 		int rr = cgfs_reread_whole(sfd, buf, sizeof(buf), &len);
 		close(sfd);
-		if (rr == 0 && len < sizeof(buf) - 1 && (n = cgoom_parse_swaps(buf, len, a, SWAP_AREAS_MAX)) > 0)
+		if (rr == 0 && len < sizeof(buf) - 1 && (n = cgoom_parse_swaps(buf, len, a, CGOOM_SWAP_AREAS_MAX)) > 0)
 			zram_facts(f, a, n);
 	}
 	return f->mem_ok || f->psi_ok ? 0 : -ENOENT;
