@@ -56,8 +56,6 @@
 
 /* ---- config ---- */
 
-/* Reads and parses the config (config-file.c); a missing default file
- * means defaults. Errors are logged as "FILE:LINE: msg". */
 /* Whether path names something (a file, a dangling symlink): what a
  * missing default config is told apart by. */
 static bool config_exists(const char *path)
@@ -66,6 +64,8 @@ static bool config_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/* Reads and parses the config (config-file.c); a missing default file
+ * means defaults. Errors are logged as "FILE:LINE: msg". */
 static int config_load(const char *path, bool given, struct cgoom_config *ret)
 {
 	char err[512];

@@ -23,18 +23,18 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
-/* zram at its RAM limit, by the sample's facts (read while watched). */
-static bool zram_full(const struct trigger_sample *s, const struct cgoom_config *cfg)
+/* zram at its RAM limit, by facts t (read only while the system is
+ * watched) against the levels lv. */
+static bool zram_full(bool watched, const struct cgoom_thrash_facts *t, const struct cgoom_system_levels *lv)
 {
-	(void)cfg;
-	return s->watched && s->lv.swap_total > 0 && cgoom_thrash_zram_full(&s->thrash, s->lv.swap_min);
+	return watched && lv->swap_total > 0 && cgoom_thrash_zram_full(t, lv->swap_min);
 }
 
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		  bool preempted)
 {
-	(void)d;
-	return !preempted && s->lv.mem_low && (s->lv.swap_low || zram_full(s, cfg));
+	(void)d, (void)cfg;
+	return !preempted && s->lv.mem_low && (s->lv.swap_low || zram_full(s->watched, &s->thrash, &s->lv));
 }
 
 /* The fresh sample has no zram facts of its own (the re-check reads
@@ -44,17 +44,18 @@ static bool confirm(const struct domain *d, const struct trigger_event *ev,
 		    const struct trigger_sample *fresh, const struct cgoom_config *cfg)
 {
 	(void)ev, (void)cfg;
-	bool zram = fresh->lv.swap_total > 0 && d->pressure && d->pressure->watched &&
-		    cgoom_thrash_zram_full(&d->pressure->facts, fresh->lv.swap_min);
-	return fresh->lv.mem_low && (fresh->lv.swap_low || zram);
+	return fresh->lv.mem_low &&
+	       (fresh->lv.swap_low ||
+		(d->pressure && zram_full(d->pressure->watched, &d->pressure->facts, &fresh->lv)));
 }
 
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
+	(void)cfg;
 	char a[32], b[32], c[32], m[32], u[32], l[32], f[32];
 	const struct cgoom_system_levels *lv = &ev->s.lv;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
-	if (lv->swap_total && !lv->swap_low && zram_full(&ev->s, cfg)) {
+	if (!lv->swap_low && zram_full(ev->s.watched, t, lv)) {
 		char r[32];
 		int n = snprintf(buf, cap,
 				 "MemAvailable %s < %s and zram near its RAM limit (%s of %s): swap can take %s "
