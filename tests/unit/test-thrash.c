@@ -32,6 +32,21 @@ static void sim_init(struct sim *m)
 	cgoom_thrash_feed(&m->st, &m->p);
 }
 
+/* sim_init, then the zram facts z gives (mem_available, swap_total when
+ * not 0, swap_used, zram_limit/_used/_orig, swap_other_free). */
+static void sim_zram(struct sim *m, const struct cgoom_pressure_point *z)
+{
+	sim_init(m);
+	m->p.mem_available = z->mem_available;
+	if (z->swap_total)
+		m->p.swap_total = z->swap_total;
+	m->p.swap_used = z->swap_used;
+	m->p.zram_limit = z->zram_limit;
+	m->p.zram_used = z->zram_used;
+	m->p.zram_orig = z->zram_orig;
+	m->p.swap_other_free = z->swap_other_free;
+}
+
 /* Steps `dur` in samples of `step`: stalls of some/full per mille of the
  * time, refault and swap-in rates in pages/s, swap growing at
  * swap_rate bytes/s (negative: shrinking). */
@@ -370,12 +385,9 @@ static void test_zram_limit_shortens_eta(void)
 	/* zram with a 256 MiB RAM limit, storing at 2:1: 512 MiB logical
 	 * in all, whatever SwapFree says */
 	struct sim m;
-	sim_init(&m);
-	m.p.mem_available = 30 * MiB;
-	m.p.zram_limit = 256 * MiB;
-	m.p.zram_used = 100 * MiB;
-	m.p.zram_orig = 200 * MiB;
-	m.p.swap_used = 200 * MiB;
+	sim_zram(&m, &(struct cgoom_pressure_point){
+		.mem_available = 30 * MiB, .zram_limit = 256 * MiB, .zram_used = 100 * MiB,
+		.zram_orig = 200 * MiB, .swap_used = 200 * MiB });
 	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
 	struct cgoom_thrash_facts f = judge(&m);
 	/* 156 MiB of RAM left x 2 = 312 MiB at 10 MiB/s: about 31 s, not
@@ -389,14 +401,11 @@ static void test_zram_limit_beside_a_swap_file(void)
 	 * areas, zram first by priority): the swap left is the file's, not
 	 * none (the guest's /proc/swaps: zram full, the file filling) */
 	struct sim m;
-	sim_init(&m);
-	m.p.mem_available = 30 * MiB;
-	m.p.swap_total = 640 * MiB; /* 256 MiB of zram, a 384 MiB file */
-	m.p.zram_limit = 24 * MiB;
-	m.p.zram_used = 24 * MiB;
-	m.p.zram_orig = 57 * MiB;
-	m.p.swap_used = 300 * MiB;
-	m.p.swap_other_free = 340 * MiB;
+	/* 256 MiB of zram, a 384 MiB file */
+	sim_zram(&m, &(struct cgoom_pressure_point){
+		.mem_available = 30 * MiB, .swap_total = 640 * MiB, .zram_limit = 24 * MiB,
+		.zram_used = 24 * MiB, .zram_orig = 57 * MiB, .swap_used = 300 * MiB,
+		.swap_other_free = 340 * MiB });
 	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
 	struct cgoom_thrash_facts f = judge(&m);
 	/* the file's 310 MiB at 10 MiB/s: about 31 s, not 0 */
@@ -404,14 +413,10 @@ static void test_zram_limit_beside_a_swap_file(void)
 	CHECK(f.eta_us >= 29 * SEC && f.eta_us <= 33 * SEC);
 	/* zram below its limit beside the file: its room at its ratio plus
 	 * the file's */
-	sim_init(&m);
-	m.p.mem_available = 30 * MiB;
-	m.p.swap_total = 640 * MiB;
-	m.p.zram_limit = 64 * MiB;
-	m.p.zram_used = 24 * MiB;
-	m.p.zram_orig = 48 * MiB;
-	m.p.swap_used = 48 * MiB;
-	m.p.swap_other_free = 384 * MiB;
+	sim_zram(&m, &(struct cgoom_pressure_point){
+		.mem_available = 30 * MiB, .swap_total = 640 * MiB, .zram_limit = 64 * MiB,
+		.zram_used = 24 * MiB, .zram_orig = 48 * MiB, .swap_used = 48 * MiB,
+		.swap_other_free = 384 * MiB });
 	sim_run(&m, 3 * SEC, 100 * MS, 300, 100, 0, 0, 10 * (int64_t)MiB);
 	f = judge(&m);
 	/* 40 MiB of RAM x 2 = 80 MiB in zram + 384 MiB: about 46 s */
@@ -423,13 +428,9 @@ static void test_zram_full(void)
 	/* zram (512 MiB of slots, a 32 MiB RAM limit) at its limit, SwapFree
 	 * still 400 MiB: the swap it can take is none */
 	struct sim m;
-	sim_init(&m);
-	m.p.mem_available = 20 * MiB;
-	m.p.swap_total = 512 * MiB;
-	m.p.swap_used = 112 * MiB;
-	m.p.zram_limit = 32 * MiB;
-	m.p.zram_used = 32 * MiB;
-	m.p.zram_orig = 77 * MiB;
+	sim_zram(&m, &(struct cgoom_pressure_point){
+		.mem_available = 20 * MiB, .swap_total = 512 * MiB, .swap_used = 112 * MiB,
+		.zram_limit = 32 * MiB, .zram_used = 32 * MiB, .zram_orig = 77 * MiB });
 	sim_run(&m, 1 * SEC, 100 * MS, 300, 300, 0, 0, 0);
 	struct cgoom_thrash_facts f = judge(&m);
 	CHECK_EQ_U64(f.swap_room, 0);
