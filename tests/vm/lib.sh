@@ -491,23 +491,38 @@ cleanup_all() {
 
 # load_zram SIZE: zram swap of SIZE (e.g. 256M), swapon. Swap stays off
 # in every scenario that does not call this (zram_swap is the same).
-zram_swap() { load_zram "$@"; }
-load_zram() {
-	modprobe zram num_devices=1 2>/dev/null || {
+# zram_load N: the zram module with devices zram0..zram(N-1) (a module
+# loaded by an earlier scenario with fewer gets the rest hot-added)
+zram_load() {
+	modprobe zram num_devices="$1" 2>/dev/null || {
 		# without modules.dep: dependencies first; a missing one is built in
 		for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
 			/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
 			[ -f "$m" ] || continue
-			insmod "$m" || return 1
+			insmod "$m" num_devices="$1" 2>/dev/null || insmod "$m" || return 1
 		done
 	}
-	i=0
-	while [ ! -e /sys/block/zram0/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	echo "$1" > /sys/block/zram0/disksize || return 1
-	i=0
-	while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	mkswap /dev/zram0 > /dev/null && swapon /dev/zram0
+	_i=0
+	while [ ! -e /sys/block/zram0/disksize ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	_n=0
+	while [ $_n -lt "$1" ]; do
+		[ -e /sys/block/zram$_n ] || cat /sys/class/zram-control/hot_add > /dev/null 2>&1
+		_n=$((_n + 1))
+	done
+	[ -e /sys/block/zram$(($1 - 1))/disksize ]
 }
+# zram_swap SIZE [N [MEM_LIMIT]]: swap on /dev/zramN (0) of SIZE, its
+# RAM use limited to MEM_LIMIT when given
+zram_swap() {
+	_d=${2:-0}
+	zram_load $((_d + 1)) || return 1
+	echo "$1" > /sys/block/zram$_d/disksize || return 1
+	[ -z "${3:-}" ] || echo "$3" > /sys/block/zram$_d/mem_limit || return 1
+	_i=0
+	while [ ! -b /dev/zram$_d ] && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	mkswap /dev/zram$_d > /dev/null && swapon /dev/zram$_d
+}
+load_zram() { zram_swap "$@"; }
 
 # --- snapshots for a host-side oracle (tests/vm/trials) -------------------
 # snap_take DIR DOMAIN: copy out of the live system what victim selection

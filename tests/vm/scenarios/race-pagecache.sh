@@ -11,13 +11,7 @@
 # reading task's memory cgroup like a file's would be.
 # vm-timeout: 300
 
-modprobe zram num_devices=1 2>/dev/null || {
-	for m in /lib/modules/*/kernel/mm/zsmalloc.ko /lib/modules/*/kernel/drivers/block/zram/zram.ko; do
-		insmod "$m" || fail "cannot load $m"
-	done
-}
-i=0
-while [ ! -e /sys/block/zram0/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+zram_load 1 || fail "cannot load zram"
 echo 384M > /sys/block/zram0/disksize || fail "zram0: cannot set disksize"
 i=0
 while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

@@ -12,22 +12,11 @@
 #   - end a leak, before the kernel's OOM killer.
 # vm-disk: 512
 # vm-timeout: 300
-modprobe zram num_devices=2 2>/dev/null || {
-	for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
-		/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
-		[ -f "$m" ] && { insmod "$m" num_devices=2 2>/dev/null || insmod "$m"; }
-	done
-}
-i=0
-while [ ! -e /sys/block/zram1/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-[ -e /sys/block/zram1 ] || cat /sys/class/zram-control/hot_add > /dev/null 2>&1
-[ -e /sys/block/zram1/disksize ] || fail "no zram1"
+zram_load 2 || fail "no zram1"
 disk_mount || fail "cannot mount the data disk"
 echo 64M > /sys/block/zram0/disksize || fail "zram0 disksize"
 dd if=/dev/urandom of=/dev/zram0 bs=1M count=8 2> /dev/null || fail "cannot write /dev/zram0"
-echo 256M > /sys/block/zram1/disksize || fail "zram1 disksize"
-echo 24M > /sys/block/zram1/mem_limit || fail "zram1 mem_limit"
-mkswap /dev/zram1 > /dev/null && swapon /dev/zram1 || fail "swapon /dev/zram1"
+zram_swap 256M 1 24M || fail "swapon /dev/zram1 (256M, mem_limit 24M)"
 disk_swap 192M || fail "cannot swapon a swap file on $DISK"
 say "$(tail -n +2 /proc/swaps | tr -s ' \t' ' ' | tr '\n' ';')"
 

@@ -9,19 +9,7 @@
 # must end the leak on zram's limit (its reason says so), SwapFree still
 # high, before the kernel.
 # vm-timeout: 240
-modprobe zram num_devices=1 2>/dev/null || {
-	for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
-		/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
-		[ -f "$m" ] && insmod "$m"
-	done
-}
-i=0
-while [ ! -e /sys/block/zram0/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-echo 512M > /sys/block/zram0/disksize || fail "zram0 disksize"
-echo 32M > /sys/block/zram0/mem_limit || fail "zram0 mem_limit"
-i=0
-while [ ! -b /dev/zram0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-mkswap /dev/zram0 > /dev/null && swapon /dev/zram0 || fail "swapon /dev/zram0"
+zram_swap 512M 0 32M || fail "cannot set up zram swap (512M, mem_limit 32M)"
 write_conf <<CONF
 [daemon]
 event_log = $EV

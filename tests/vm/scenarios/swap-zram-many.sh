@@ -5,20 +5,9 @@
 # daemon), so zram's stored data could not pass 128 and 64 MiB. The
 # daemon's part squeezes the system into an eleventh device.
 # vm-timeout: 200
-modprobe zram num_devices=10 2>/dev/null || {
-	for m in /lib/modules/*/kernel/lib/lz4/*.ko /lib/modules/*/kernel/mm/zsmalloc.ko \
-		/lib/modules/*/kernel/drivers/block/zram/zram.ko; do
-		[ -f "$m" ] && { insmod "$m" num_devices=10 2>/dev/null || insmod "$m"; }
-	done
-}
-i=0
-while [ ! -e /sys/block/zram9/disksize ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+zram_load 10 || fail "no zram9"
 for n in 0 1 2 3 4 5 6 7 8 9; do
-	[ -e /sys/block/zram$n ] || cat /sys/class/zram-control/hot_add > /dev/null 2>&1
-	echo 16M > /sys/block/zram$n/disksize || fail "zram$n disksize"
-	j=0
-	while [ ! -b /dev/zram$n ] && [ $j -lt 50 ]; do sleep 0.1; j=$((j + 1)); done
-	mkswap /dev/zram$n > /dev/null && swapon /dev/zram$n || fail "swapon /dev/zram$n"
+	zram_swap 16M $n || fail "swapon /dev/zram$n"
 done
 say "$(grep -c zram /proc/swaps) zram swap areas"
 # stored, in bytes, over every device
