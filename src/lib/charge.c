@@ -194,6 +194,27 @@ bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settin
 	return eligible;
 }
 
+/* Whether delegation root m inside R (whose own unattributed entity is
+ * asked for) accounts for its whole charge itself: a tree entity holds
+ * it (a tree from m up to R, R excluded), or a process is in its subtree
+ * (its members and its own unattributed entity hold it, eligible or not).
+ * Without either, nobody in m can be killed for it, and R's entity
+ * keeps it. */
+static bool inner_root_holds(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int r,
+			     int m)
+{
+	if (!s->cgroups[m].has_memcg_children || set->cgroups[m].deleg_root == CGOOM_DELEG_ROOT_NO)
+		return false;
+	for (int a = m; a >= 0 && a != r; a = s->cgroups[a].parent)
+		if (s->cgroups[a].has_memcg_children && set->cgroups[a].policy.value == CGOOM_POLICY_TREE)
+			return true;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, m); cgoom_subtree_next(s, m, &it, &k);)
+		if (!s->procs[k].kthread)
+			return true;
+	return false;
+}
+
 /*
  * SPEC 4 "unattributed charge": R's own charge minus that of the
  * outermost memcgs inside R that hold processes (eligible or not: a
@@ -203,9 +224,14 @@ bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settin
  * (branch and bound) may or may not hold processes: it is not taken
  * off, which makes the result an upper bound (bounded), and unchecked
  * until its body is read; an upper bound leaves out no shmem either.
+ * For R's own unattributed entity (entity: SPEC 4 rule 2) a delegation
+ * root inside R that holds its charge itself (inner_root_holds) is taken
+ * off whole too: what is parked below it is its entity's, counted once
+ * (counted in both, the outer entity led by the few KiB the kernel
+ * charges R itself, and its largest process, maybe a bystander, died).
  */
 void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int r,
-		struct sel_parked *ret)
+		bool entity, struct sel_parked *ret)
 {
 	struct sel_parked p = { 0 };
 	struct sel_charge rem;
@@ -217,6 +243,14 @@ void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set
 		const struct cgoom_cgroup *c = &s->cgroups[m];
 		if (c->memcg != m)
 			continue;
+		if (entity && inner_root_holds(s, set, r, m)) {
+			struct sel_charge ic;
+			sel_charge_of(s, m, &ic);
+			sel_charge_sub(&rem, &ic);
+			while (sel_in_subtree(s, m, k + 1))
+				k++; /* its own entities hold its subtree */
+			continue;
+		}
 		bool any;
 		bool eligible = sel_memcg_members(s, set, m, &any);
 		if (c->deferred) {

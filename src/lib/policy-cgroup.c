@@ -64,7 +64,7 @@ static void close_roots(const struct cgoom_snapshot *s, const struct cgoom_setti
 		if (!parking_root(s, set, d, a) || in_tree(s, set, d->domain, a))
 			continue;
 		struct sel_parked p;
-		sel_parked(s, set, a, &p);
+		sel_parked(s, set, a, true, &p);
 		if ((p.footprint == 0 && !p.unknown) || !p.any)
 			continue;
 		struct cgoom_candidate *e = sel_add_candidate(d);
@@ -117,7 +117,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		if (parking_root(s, set, d, m) && in_tree(s, set, domain, m) &&
 		    (group_root < 0 || !cgoom_snapshot_is_under(s, m, group_root))) {
 			struct sel_parked p;
-			sel_parked(s, set, m, &p);
+			sel_parked(s, set, m, false, &p);
 			group->footprint = sel_add(group->footprint, p.footprint);
 			group->unmapped = sel_add(group->unmapped, p.unmapped);
 			group->bounded |= p.bounded;

@@ -105,8 +105,10 @@ struct sel_parked {
 	bool any;           /* r's subtree holds a process (not a kernel thread) */
 	bool eligible;      /* ... an eligible one, for all we know */
 };
+/* entity: for R's own unattributed entity (SPEC 4 rule 2), where the
+ * delegation roots inside R that hold their charge are taken off whole */
 void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int r,
-		struct sel_parked *ret);
+		bool entity, struct sel_parked *ret);
 
 /* The entity walk of policies cgroup and tree (policy-cgroup.c). */
 void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settings *set,

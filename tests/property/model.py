@@ -462,16 +462,33 @@ class Tree:
             a = a.parent
         return True
 
-    def parked(self, r):
+    def parked(self, r, entity=False):
         """SPEC 4: R's own charge minus that of the outermost memcgs inside R
         that hold processes, the rule no kill can free applied to what is
-        left -> (footprint, unmapped)"""
+        left -> (footprint, unmapped). For R's own unattributed entity
+        (entity=True, rule 2; doc/SPEC.md "Nested delegation roots") a
+        delegation root inside R with memcg children that a tree entity
+        holds, or with a process (not a kernel thread) in its subtree, is
+        taken off whole: what is parked below it is counted once, by it."""
         rem = self.charge(r)
+
+        def held(k):
+            if not (self.memcg_children(k) and self.deleg_root(k)):
+                return False
+            a = k
+            while a is not None and a is not r:
+                if self.memcg_children(a) and a.eff["policy"] == "tree":
+                    return True
+                a = a.parent
+            # a zombie is a process (ineligible), not a kernel thread,
+            # though it has no VmRSS either
+            return any(not self.procs[p].kthread or self.procs[p].zombie
+                       for p in self.all_pids(k) if p in self.procs)
 
         def walk(c):
             nonlocal rem
             for k in self.memcg_children(c):
-                if self.holds_processes(k):
+                if self.holds_processes(k) or (entity and held(k)):
                     rem = self.minus(rem, self.charge(k))
                 else:
                     walk(k)
@@ -576,7 +593,7 @@ class Tree:
                 visit(k)
             if parking(c) and t is None:
                 # rule 2: one more entity, walked right after R's subtree
-                fp, _ = self.parked(c)
+                fp, _ = self.parked(c, entity=True)
                 if fp > 0:
                     pids = self.all_pids(c)
                     elig = any(self.eligible(p) for p in pids)

@@ -294,35 +294,55 @@ static void test_protected_leaf_and_omit_root(void)
 	cgoom_snapshot_free(&s);
 }
 
-/* Nested roots: each its own entity, the inner one walked (so ranked on
- * a tie) first, right after its own subtree */
-static void test_nested_roots_order(void)
+/* Nested roots: what is parked below the inner root is its entity's,
+ * counted once. The outer root's entity holds only what neither its
+ * populated memcgs nor an inner root holding processes account for:
+ * counted in both, the outer one led by the few KiB the kernel charges
+ * it itself, and its largest process (the bystander x) died. An inner
+ * root with nobody in it leaves its charge to the outer one. */
+static void test_nested_roots_counted_once(void)
 {
-	struct cgoom_snapshot s;
-	top_with_v(&s, 350);
-	sb_cg(&s, "/top/u", 200);
-	sb_cg(&s, "/top/u/w", 200);
-	sb_cg(&s, "/top/u/w/m2", 1);
-	sb_cg(&s, "/top/u/x", 0);
-	sb_proc(&s, 901, "/top/u/w/m2", 1, 0);
-	sb_proc(&s, 903, "/top/u/x", 0, 0);
-	struct cgoom_config c = cfg_of(CFG_TOP "[cgroup \"/top/u\"]\ndelegate = yes\n"
-					       "[cgroup \"/top/u/w\"]\ndelegate = yes\n");
-	sb_done(&s, &c);
-	struct cgoom_decision d = sb_select(&s, "/top");
-	const struct cgoom_candidate *in = find_cand(&s, &d, "/top/u/w", CGOOM_KIND_UNATTRIBUTED);
-	const struct cgoom_candidate *out = find_cand(&s, &d, "/top/u", CGOOM_KIND_UNATTRIBUTED);
-	CHECK(in && out);
-	CHECK_EQ_U64(in->footprint, 199 * MiB);
-	CHECK_EQ_U64(out->footprint, 199 * MiB); /* R's own footprint minus its populated memcgs */
-	CHECK(in->order < out->order);
-	CHECK(d.candidates[0].cgroup == in->cgroup || d.candidates[0].cgroup == out->cgroup);
-	CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_UNATTRIBUTED);
-	CHECK_STREQ(s.cgroups[d.candidates[0].cgroup].path, "/top/u/w");
-	CHECK_EQ_INT(d.victim_pid, 901);
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
+	for (int variant = 0; variant < 3; variant++) {
+		struct cgoom_snapshot s;
+		top_with_v(&s, 450);
+		/* the outer root's own: 16 KiB more than its children (variant 1) */
+		int u = sb_cg(&s, "/top/u", 300);
+		if (variant == 1) {
+			s.cgroups[u].stat.anon += 16 * 1024;
+			s.cgroups[u].stat.active_anon += 16 * 1024;
+		}
+		sb_cg(&s, "/top/u/w", 200);
+		sb_cg(&s, "/top/u/w/m2", 1);
+		sb_cg(&s, "/top/u/x", 100);
+		if (variant != 2)
+			sb_proc(&s, 901, "/top/u/w/m2", 1, 0);
+		sb_proc(&s, 903, "/top/u/x", 100, 0);
+		struct cgoom_config c = cfg_of(CFG_TOP "[cgroup \"/top/u\"]\ndelegate = yes\n"
+						       "[cgroup \"/top/u/w\"]\ndelegate = yes\n");
+		sb_done(&s, &c);
+		struct cgoom_decision d = sb_select(&s, "/top");
+		const struct cgoom_candidate *in = find_cand(&s, &d, "/top/u/w", CGOOM_KIND_UNATTRIBUTED);
+		const struct cgoom_candidate *out = find_cand(&s, &d, "/top/u", CGOOM_KIND_UNATTRIBUTED);
+		if (variant == 2) {
+			/* nobody in w: no entity there, the outer one holds it */
+			CHECK(!in && out);
+			CHECK_EQ_U64(out ? out->footprint : 0, 200 * MiB); /* m2 is empty now */
+			CHECK_EQ_INT(d.victim_pid, 903);
+		} else {
+			CHECK(in);
+			CHECK_EQ_U64(in ? in->footprint : 0, 199 * MiB);
+			if (variant == 0)
+				CHECK(!out); /* nothing of its own: no entity */
+			else
+				CHECK_EQ_U64(out ? out->footprint : 0, 16 * 1024);
+			CHECK_EQ_INT(d.candidates[0].kind, CGOOM_KIND_UNATTRIBUTED);
+			CHECK_STREQ(s.cgroups[d.candidates[0].cgroup].path, "/top/u/w");
+			CHECK_EQ_INT(d.victim_pid, 901); /* the mover, not the bystander */
+		}
+		cgoom_decision_free(&d);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
 }
 
 /* The domain itself, or a root holding the domain, makes no entity:
@@ -532,7 +552,7 @@ int main(void)
 		TAP(test_small_parked_ranks_last),
 		TAP(test_nothing_parked_no_row),
 		TAP(test_protected_leaf_and_omit_root),
-		TAP(test_nested_roots_order),
+		TAP(test_nested_roots_counted_once),
 		TAP(test_root_is_domain),
 		TAP(test_unmapped_shmem_left_out),
 		TAP(test_root_shmem_remainder),

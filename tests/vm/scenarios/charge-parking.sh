@@ -9,8 +9,9 @@
 #  2. /top/u is not a tree, and uid 1000 removes m1 after the move (its
 #     pages stay on the dying memcg, seen only in its ancestors'
 #     memory.stat): explain ranks an `unattributed` entity first (the
-#     innermost delegation root, /top/u/a, owned by uid 1000), and kill
-#     takes the mover.
+#     innermost delegation root, /top/u/a, owned by uid 1000; the outer
+#     root /top/u, `delegate = yes`, counts it no more), and kill takes
+#     the mover, not the 100 MiB bystander in /top/u/x.
 # Both times /top/v lives, and the kill frees the parked charge (the
 # mover's pages go with it): /top's memory.current drops by >= 150 MiB.
 # vm-timeout: 240
@@ -67,6 +68,11 @@ oom_policy = cgroup
 delegate = yes
 CONF
 sed -i '/^mover1 /d' "$VM_TMP/hogs"
+# a bystander beside the inner root, inside the outer one (/top/u): the
+# outer root's own few KiB once put its unattributed entity (the same
+# 200 MiB counted again) first, and its largest process, this one, died
+cg_make /top/u/x
+hog bystander /top/u/x 100
 park mover2
 as_user 1000 "rmdir $A/m1" || fail "uid 1000 cannot remove m1"
 say "m1 removed; /top/u/a memory.stat anon: $(sed -n 's/^anon //p' "$A/memory.stat")"
@@ -80,4 +86,5 @@ vcg=$(json_victim_field "$VM_TMP/explain2.out" cgroup)
 grep -q 'unattributed' "$VM_TMP/explain2.txt" || fail "2: the text explanation shows no unattributed row"
 freed_by_kill kill2 "$(hog_pid mover2)"
 is_alive "$(hog_pid v)" || fail "2: /top/v died"
-pass "parked charge found: 1 (tree /top/u) and 2 (m1 removed, unattributed /top/u/a) killed the mover, freed the parked 200 MiB, /top/v alive"
+is_alive "$(hog_pid bystander)" || fail "2: the bystander /top/u/x died"
+pass "parked charge found: 1 (tree /top/u) and 2 (m1 removed, unattributed /top/u/a, a bystander in /top/u/x) killed the mover, freed the parked 200 MiB, /top/v and the bystander alive"
