@@ -70,3 +70,8 @@ enum cgoom_guard_found {
  * caller (the caller's own record is LEFT: it adopts it). */
 enum cgoom_guard_found cgoom_guard_judge(const struct cgoom_guard_record *rec, bool malformed,
 					 uint64_t high, bool writer_alive);
+
+/* The memory.high the kernel stores for `bytes` (it keeps whole pages
+ * and reads back that many pages' bytes): bytes rounded down to
+ * page_size (a power of two; "max" stays UINT64_MAX). */
+uint64_t cgoom_guard_high_value(uint64_t bytes, uint64_t page_size);

@@ -365,7 +365,10 @@ void guard_apply(struct daemon *dm, struct domain *d)
 		d->params.guarded = false;
 		return;
 	}
-	uint64_t high = max - d->guard_band;
+	/* the value the kernel keeps (whole pages) is the one read back:
+	 * compared with it at restore, an unaligned one never matched */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t high = cgoom_guard_high_value(max - d->guard_band, page > 0 ? (uint64_t)page : 4096);
 	if (!d->high_written) {
 		int r = daemon_reread_limit(dm, d->high_fd, &d->old_high);
 		if (r < 0) {

@@ -98,3 +98,10 @@ enum cgoom_guard_found cgoom_guard_judge(const struct cgoom_guard_record *rec, b
 	bool ours = high != UINT64_MAX && (high == rec->ours || high == rec->prev);
 	return ours ? CGOOM_GUARD_LEFT : CGOOM_GUARD_STALE;
 }
+
+uint64_t cgoom_guard_high_value(uint64_t bytes, uint64_t page_size)
+{
+	if (bytes == UINT64_MAX || page_size == 0)
+		return bytes;
+	return bytes & ~(page_size - 1);
+}

@@ -112,6 +112,16 @@ static void test_judge(void)
 	CHECK_EQ_INT(cgoom_guard_judge(&np, false, UINT64_MAX, false), CGOOM_GUARD_STALE);
 }
 
+static void test_high_value(void)
+{
+	/* the kernel keeps whole pages: memory.max 400M - guard_band 1000 */
+	CHECK_EQ_U64(cgoom_guard_high_value(400 * MiB - 1000, 4096), 400 * MiB - 4096);
+	CHECK_EQ_U64(cgoom_guard_high_value(352 * MiB, 4096), 352 * MiB);
+	CHECK_EQ_U64(cgoom_guard_high_value(4095, 4096), 0);
+	CHECK_EQ_U64(cgoom_guard_high_value(70000, 65536), 65536);
+	CHECK(cgoom_guard_high_value(UINT64_MAX, 4096) == UINT64_MAX);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -119,6 +129,7 @@ int main(void)
 		TAP(test_parse_hostile),
 		TAP(test_format_roundtrip),
 		TAP(test_judge),
+		TAP(test_high_value),
 		{ 0 },
 	});
 }
