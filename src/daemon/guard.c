@@ -376,20 +376,22 @@ void guard_apply(struct daemon *dm, struct domain *d)
 			d->params.guarded = false;
 			return;
 		}
-		/* a memory.high the operator (or systemd's MemoryHigh=) set
-		 * below the band's line throttles the cgroup there by design:
-		 * raising it would undo that, and the band's trigger would
-		 * kill a cgroup meant to sit at it */
-		if (d->old_high < high) {
-			char t1[32], t2[32];
-			log_warning("%s: memory.high %s, set by someone else, is below memory.max - guard_band "
-				    "(%s): leaving it, and no guard band here (cgoom still acts when what "
-				    "cannot be reclaimed nears memory.max)",
-				    d->path, cgoom_human_size(d->old_high, t1, sizeof(t1)),
-				    cgoom_human_size(high, t2, sizeof(t2)));
-			d->params.guarded = false;
-			return;
-		}
+	}
+	/* a memory.high the operator (or systemd's MemoryHigh=) set below
+	 * the band's line throttles the cgroup there by design: raising it
+	 * would undo that, and the band's trigger would kill a cgroup meant
+	 * to sit at it; so also when a reload or a new memory.max moves the
+	 * line above a value of theirs the band was under so far */
+	if (d->old_high < high) {
+		char t1[32], t2[32];
+		log_warning("%s: memory.high %s, set by someone else, is below memory.max - guard_band "
+			    "(%s): leaving it, and no guard band here (cgoom still acts when what "
+			    "cannot be reclaimed nears memory.max)",
+			    d->path, cgoom_human_size(d->old_high, t1, sizeof(t1)),
+			    cgoom_human_size(high, t2, sizeof(t2)));
+		guard_restore(dm, d); /* theirs back, where a band of ours was under it */
+		d->params.guarded = false;
+		return;
 	}
 	if (d->high_written && d->our_high == high) {
 		d->params.guarded = true;

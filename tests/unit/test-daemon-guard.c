@@ -10,7 +10,10 @@
  *    over, then restored, with a band on (before, the band was taken for
  *    the operator's value and "restored" as it was);
  *  - a memory.high the operator set since, a malformed record and a
- *    band of a daemon still running are left alone.
+ *    band of a daemon still running are left alone;
+ *  - a reload that moves the band's line above a memory.high the
+ *    operator set lower does not raise it (it was raised to the new
+ *    line before: the guard band's rule held at start only).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -251,6 +254,24 @@ static void test_live_writer_left_alone(void)
 	bed_close(&b);
 }
 
+static void test_reload_never_raises_operators_high(void)
+{
+	/* the operator's 300M; guard_band 150M puts the band at 250M, under
+	 * it; a reload to 48M would put it at 352M, above theirs */
+	struct bed b;
+	if (!bed_open(&b, "314572800\n", 150 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "262144000");
+	b.dm->cfg.guard_band = 48 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "314572800");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -261,6 +282,7 @@ int main(void)
 		TAP(test_operator_high_since_kept),
 		TAP(test_malformed_record_dropped),
 		TAP(test_live_writer_left_alone),
+		TAP(test_reload_never_raises_operators_high),
 		{ 0 },
 	});
 }
