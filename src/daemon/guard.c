@@ -123,8 +123,10 @@ static void record_remove(int dirfd, const char *path)
 
 /* Records the band about to be written: old is the operator's
  * memory.high, ours what is written, prev what stood before (a band of
- * ours; UINT64_MAX: none). */
-static int record_write(struct daemon *dm, struct domain *d, uint64_t ours, uint64_t prev)
+ * ours; UINT64_MAX: none). flags: XATTR_CREATE for a first band, so
+ * that of two daemons started at once only one records (-EEXIST for the
+ * other), 0 to replace a record of ours. */
+static int record_write(struct daemon *dm, struct domain *d, uint64_t ours, uint64_t prev, int flags)
 {
 	self_id(dm);
 	if (!dm->guard_pid)
@@ -137,7 +139,7 @@ static int record_write(struct daemon *dm, struct domain *d, uint64_t ours, uint
 	int n = cgoom_guard_record_format(&rec, v, sizeof(v));
 	if (n < 0)
 		return n;
-	if (fsetxattr(d->dirfd, CGOOM_GUARD_XATTR, v, (size_t)n, 0) < 0)
+	if (fsetxattr(d->dirfd, CGOOM_GUARD_XATTR, v, (size_t)n, flags) < 0)
 		return -errno;
 	return 0;
 }
@@ -253,7 +255,7 @@ static bool guard_recover(struct daemon *dm, struct domain *d)
 	d->old_high = rec.old;
 	d->our_high = high;
 	d->high_written = true;
-	int r = record_write(dm, d, high, UINT64_MAX); /* ours now */
+	int r = record_write(dm, d, high, UINT64_MAX, 0); /* ours now */
 	if (r < 0)
 		log_warning("%s: %s: %s", d->path, CGOOM_GUARD_XATTR, strerror(-r));
 	return true;
@@ -400,7 +402,18 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	/* the record first: a crash between the two leaves a record whose
 	 * value does not stand (removed at the next start), never a band
 	 * without one */
-	int r = record_write(dm, d, high, d->high_written ? d->our_high : UINT64_MAX);
+	int r = record_write(dm, d, high, d->high_written ? d->our_high : UINT64_MAX,
+			     d->high_written ? 0 : XATTR_CREATE);
+	if (r == -EEXIST) {
+		/* another daemon recorded its band since this one looked (two
+		 * started at once): its band, said as such */
+		if (guard_recover(dm, d))
+			log_warning("%s: another cgoom recorded a guard band here meanwhile: "
+				    "no guard band from this daemon here", d->path);
+		guard_restore(dm, d); /* (a band taken over just now) */
+		d->params.guarded = false;
+		return;
+	}
 	if (r < 0 && !dm->guard_record_warned) {
 		char h[32];
 		log_warning("%s: cannot record the guard band in %s (%s): if cgoom is killed, "

@@ -11,6 +11,9 @@
  *    the operator's value and "restored" as it was);
  *  - a memory.high the operator set since, a malformed record and a
  *    band of a daemon still running are left alone;
+ *  - of two daemons started at once, one records and writes the band:
+ *    a record made by another between this one's look and its write
+ *    (XATTR_CREATE fails) leaves the band to it;
  *  - a reload that moves the band's line above a memory.high the
  *    operator set lower does not raise it (it was raised to the new
  *    line before: the guard band's rule held at start only).
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -64,6 +68,27 @@ static char *record(struct bed *b)
 	ssize_t n = fgetxattr(b->d->dirfd, XATTR, buf, sizeof(buf) - 1);
 	buf[n < 0 ? 0 : n] = '\0';
 	return buf;
+}
+
+/* Another daemon (race_pid, race_start) that records its band right
+ * after the daemon's next look at the record (two started at once):
+ * fgetxattr() as the daemon's code calls it, interposed. */
+static bool race_armed;
+static int race_pid;
+static unsigned long long race_start;
+
+ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
+{
+	ssize_t n = syscall(SYS_fgetxattr, fd, name, value, size);
+	int e = errno;
+	if (race_armed && strcmp(name, XATTR) == 0) {
+		race_armed = false;
+		char v[96];
+		snprintf(v, sizeof(v), "1 %d %llu max %llu", race_pid, race_start, 352 * MiB);
+		syscall(SYS_fsetxattr, fd, name, v, strlen(v), 0);
+	}
+	errno = e;
+	return n;
 }
 
 /* A /work of memory.max 400M, memory.high `high`, a daemon with
@@ -254,6 +279,35 @@ static void test_live_writer_left_alone(void)
 	bed_close(&b);
 }
 
+static void test_started_at_once(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	race_pid = child;
+	race_start = start_of(child);
+	race_armed = true;
+	guard_apply(b.dm, b.d);
+	bool guarded = b.d->params.guarded, written = b.d->high_written;
+	char rec[CGOOM_GUARD_RECORD_MAX];
+	strcpy(rec, record(&b));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(!race_armed);
+	CHECK(!guarded && !written);
+	CHECK_STREQ(get(&b, "memory.high"), "max\n"); /* the other's to write */
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max %llu", child, race_start, 352 * MiB);
+	CHECK_STREQ(rec, want); /* the other's record stands */
+	bed_close(&b);
+}
+
 static void test_reload_never_raises_operators_high(void)
 {
 	/* the operator's 300M; guard_band 150M puts the band at 250M, under
@@ -282,6 +336,7 @@ int main(void)
 		TAP(test_operator_high_since_kept),
 		TAP(test_malformed_record_dropped),
 		TAP(test_live_writer_left_alone),
+		TAP(test_started_at_once),
 		TAP(test_reload_never_raises_operators_high),
 		{ 0 },
 	});
