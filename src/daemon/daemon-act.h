@@ -200,6 +200,10 @@ void metrics_kill_freed(struct daemon *dm, const char *domain, uint64_t freed, u
 /* A Prometheus label value, quoted and escaped. */
 void metrics_label(struct cgoom_strbuf *b, const char *s);
 void metrics_free(struct daemon *dm);
+/* A reload moved metrics_file from old to now (NULL: none): the old file
+ * is removed (logged), or it would say cgoom_up 1 for ever and, in the
+ * textfile collector's directory, give every series twice. */
+void metrics_retire(const char *old, const char *now);
 #define CGOOM_HOOK_TIMEOUT_MS 2000
 int hook_run(struct daemon *dm, const char *json, size_t len);
 /* post_kill_hook: started after the signal with json (and a newline) on

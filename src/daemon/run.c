@@ -421,6 +421,8 @@ static void reload(struct daemon *dm)
 	}
 	bool psi_changed = n.psi_full_stall_us != dm->cfg.psi_full_stall_us ||
 			   n.psi_full_window_us != dm->cfg.psi_full_window_us;
+	if (dm->cfg.metrics_file && (!n.metrics_file || strcmp(dm->cfg.metrics_file, n.metrics_file) != 0))
+		metrics_retire(dm->cfg.metrics_file, n.metrics_file);
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = n;
 	dm->cfg_from_file = dm->o.config_given || config_exists(dm->config_path);
