@@ -359,6 +359,19 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	/* a band a daemon killed before it could restore left, looked for
 	 * whether or not one applies now (guard_band = no since must still
 	 * put the operator's value back) */
+	/* a band of ours someone replaced since (by hand; systemd when a
+	 * unit's properties change): their value is the operator's from now
+	 * on, never raised by a new band over it */
+	uint64_t now;
+	if (d->high_written && dm->live && daemon_reread_limit(dm, d->high_fd, &now) == 0 &&
+	    now != d->our_high) {
+		char h[32];
+		fmt_high(now, h, sizeof(h));
+		log_info("%s: memory.high was changed by someone else (now %s): theirs from now on",
+			 d->path, h);
+		d->high_written = false;
+		record_remove(d->dirfd, d->path);
+	}
 	bool mine = true;
 	if (dm->live && !d->high_written)
 		mine = guard_recover(dm, d);

@@ -16,7 +16,9 @@
  *    (XATTR_CREATE fails) leaves the band to it;
  *  - a reload that moves the band's line above a memory.high the
  *    operator set lower does not raise it (it was raised to the new
- *    line before: the guard band's rule held at start only).
+ *    line before: the guard band's rule held at start only);
+ *  - nor over a band of ours someone replaced meanwhile (by hand, or
+ *    systemd on a unit's property change): their value is theirs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -308,6 +310,32 @@ static void test_started_at_once(void)
 	bed_close(&b);
 }
 
+static void test_replaced_band_is_theirs(void)
+{
+	/* the band (352M) replaced by hand with 200M while cgoom runs; a
+	 * reload to guard_band 32M (368M) must not write over it */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	put(b.d->dirfd, "memory.high", "209715200\n");
+	b.dm->cfg.guard_band = 32 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "209715200\n");
+	CHECK_STREQ(record(&b), "");
+	/* replaced with max instead: the new band goes over it, and max is
+	 * what a clean exit puts back */
+	put(b.d->dirfd, "memory.high", "max\n");
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "385875968");
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
 static void test_reload_never_raises_operators_high(void)
 {
 	/* the operator's 300M; guard_band 150M puts the band at 250M, under
@@ -338,6 +366,7 @@ int main(void)
 		TAP(test_live_writer_left_alone),
 		TAP(test_started_at_once),
 		TAP(test_reload_never_raises_operators_high),
+		TAP(test_replaced_band_is_theirs),
 		{ 0 },
 	});
 }
