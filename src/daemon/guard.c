@@ -194,9 +194,11 @@ static enum cgoom_guard_found record_find(struct daemon *dm, int dirfd, int high
 			record_remove(dirfd, path);
 		break;
 	case CGOOM_GUARD_LIVE:
-		log_warning("%s: memory.high %s is the guard band of cgoom PID %d, still running: "
-			    "left to it, and no guard band from this daemon here",
-			    path, h, ret_rec->pid);
+		/* (a dry run writes no band anyway: nothing to say) */
+		if (!dm->dry_run)
+			log_warning("%s: memory.high %s is the guard band of cgoom PID %d, still running: "
+				    "left to it, and no guard band from this daemon here",
+				    path, h, ret_rec->pid);
 		break;
 	}
 	return f;

@@ -50,6 +50,7 @@ grep -q "another cgoom is running (PID $A)" "$VM_TMP/dry.log" || fail "the dry r
 grep -q "/work: memory.high $((400 * 1048576 - 32 * 1048576)) is the guard band of cgoom PID $A, still running: left to it" "$VM_TMP/b.log" ||
 	fail "the second daemon did not leave the first's band to it"
 grep -q '/work: memory.high restored' "$VM_TMP/b.log" && fail "the second daemon restored a band it never wrote"
+grep -q 'guard band of cgoom PID' "$VM_TMP/dry.log" && fail "the dry run (which writes no band) was told about the first's band"
 # a band replaced by hand while the daemon runs
 cgoom --config "$CGOOM_CONF" run > "$VM_TMP/c.log" 2>&1 &
 C=$!
