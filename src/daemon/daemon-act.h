@@ -148,6 +148,9 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev);
 void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now);
 /* The deadline timer fired: step every kill lifecycle. */
 void act_deadline(struct daemon *dm, uint64_t now);
+/* The daemon exits: a kill still in term_grace (SIGTERM sent) gets its
+ * SIGKILL now, as it would have at the grace's end. */
+void act_finish_on_exit(struct daemon *dm);
 /* Reports kernel OOM kills seen in d. */
 void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n);
 bool act_any_kill_active(const struct daemon *dm);

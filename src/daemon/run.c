@@ -731,6 +731,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			loop_arm_sampling(dm);
 	}
 	rc = CGOOM_DAEMON_EXIT_OK;
+	act_finish_on_exit(dm);
 	struct cgoom_strbuf s = { 0 };
 	cgoom_strbuf_printf(&s, "\"reason\": \"%s\"", dm->quit ? "signal" : "once");
 	event_emit(dm, "stop", &s);
