@@ -543,7 +543,7 @@ void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now)
 		kill_done(dm, w->d, now);
 }
 
-static void escalate(struct daemon *dm, struct domain *d)
+static void escalate(struct daemon *dm, struct domain *d, const char *why)
 {
 	struct kill_state *k = &d->kill;
 	struct kill_targets *tg = &k->tg;
@@ -566,7 +566,7 @@ static void escalate(struct daemon *dm, struct domain *d)
 			}
 		}
 	}
-	log_notice("%s: term_grace over: SIGKILL to %d process%s still alive, via %s", d->path, n,
+	log_notice("%s: %s: SIGKILL to %d process%s still alive, via %s", d->path, why, n,
 		   n == 1 ? "" : "es", method);
 	struct cgoom_strbuf f = { 0 };
 	domain_field(&f, d);
@@ -575,6 +575,20 @@ static void escalate(struct daemon *dm, struct domain *d)
 			    method, n, (unsigned long long)((cgfs_now_us() - k->lc.signal_us) / 1000));
 	event_emit(dm, "kill_escalate", &f);
 	cgoom_strbuf_free(&f);
+}
+
+void act_finish_on_exit(struct daemon *dm)
+{
+	struct kl_params p = kl_params_of(dm);
+	for (size_t i = 0; i < dm->n_domains; i++) {
+		struct domain *d = dm->domains[i];
+		struct kill_state *k = &d->kill;
+		/* the grace's end, now: the kill this daemon began is finished
+		 * by it, not left to a victim that ignores SIGTERM */
+		if (!d->dead && k->lc.state == KL_TERM &&
+		    kl_step(&k->lc, KL_EV_TICK, k->lc.grace_until_us, &p) == KL_ACT_SIGKILL)
+			escalate(dm, d, "exiting in term_grace");
+	}
 }
 
 void act_deadline(struct daemon *dm, uint64_t now)
@@ -587,7 +601,7 @@ void act_deadline(struct daemon *dm, uint64_t now)
 		for (int step = 0; step < 2 && kl_active(&k->lc); step++) {
 			enum kl_action a = kl_step(&k->lc, KL_EV_TICK, now, &p);
 			if (a == KL_ACT_SIGKILL) {
-				escalate(dm, d);
+				escalate(dm, d, "term_grace over");
 			} else if (a == KL_ACT_REPORT_TIMEOUT) {
 				log_warning("%s: %zu victim%s still alive %llu ms after the signal; "
 					    "moving on", d->path, k->n_alive, k->n_alive == 1 ? "" : "s",

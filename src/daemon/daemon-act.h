@@ -148,6 +148,9 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev);
 void act_pidfd(struct daemon *dm, struct watch *w, uint64_t now);
 /* The deadline timer fired: step every kill lifecycle. */
 void act_deadline(struct daemon *dm, uint64_t now);
+/* The daemon exits: a kill still in term_grace (SIGTERM sent) gets its
+ * SIGKILL now, as it would have at the grace's end. */
+void act_finish_on_exit(struct daemon *dm);
 /* Reports kernel OOM kills seen in d. */
 void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n);
 bool act_any_kill_active(const struct daemon *dm);
@@ -200,6 +203,10 @@ void metrics_kill_freed(struct daemon *dm, const char *domain, uint64_t freed, u
 /* A Prometheus label value, quoted and escaped. */
 void metrics_label(struct cgoom_strbuf *b, const char *s);
 void metrics_free(struct daemon *dm);
+/* A reload moved metrics_file from old to now (NULL: none): the old file
+ * is removed (logged), or it would say cgoom_up 1 for ever and, in the
+ * textfile collector's directory, give every series twice. */
+void metrics_retire(const char *old, const char *now);
 #define CGOOM_HOOK_TIMEOUT_MS 2000
 int hook_run(struct daemon *dm, const char *json, size_t len);
 /* post_kill_hook: started after the signal with json (and a newline) on

@@ -13,8 +13,9 @@
  *   standby.c  the decision kept ready while a domain approaches its
  *              line (struct standby: private, standby-internal.h)
  *   lifecycle.c  the kill lifecycle's pure step function
- *   domains.c  discovery, per-domain files, guard bands (memory.high
- *              writes); calls nothing above it
+ *   domains.c  discovery, per-domain files; calls nothing above it
+ *   guard.c    guard bands (memory.high writes, their trusted.cgoom.guard
+ *              records, what a daemon killed before restoring left)
  *   fds.c      the fd budget: which domains keep their files open
  *   sysd.c     the systemd-oomd xattr protocol, systemd-oomd detection
  *   events.c   event log, metrics, pre-kill hook (struct events)
@@ -461,11 +462,13 @@ struct domain {
 	dev_t dev;       /* the directory's identity: a polled domain's */
 	ino_t ino;       /* reopened path must still be the same cgroup */
 
-	/* guard band (domains.c) */
+	/* guard band (guard.c) */
 	uint64_t guard_band; /* configured for this domain; 0 = none */
-	bool high_written;   /* cgoom wrote memory.high */
-	char old_high[32];   /* what memory.high held before, to restore */
-	uint64_t our_high;
+	bool high_written;   /* cgoom wrote memory.high (or took over a band
+			      * a daemon killed before it could restore left) */
+	uint64_t old_high;   /* what memory.high held before, to restore
+			      * (UINT64_MAX: max) */
+	uint64_t our_high;   /* what cgoom wrote */
 
 	/* the triggers' state (detect.c, src/lib/trigger.c) */
 	bool sample_ok;
@@ -571,6 +574,11 @@ struct daemon {
 	uint64_t settings_gen;
 	struct cgoom_roots roots;
 	bool live, dry_run, once;
+	/* who writes guard-band records (guard.c): this daemon's PID and
+	 * start time in the proc root, read once (pid 0: not yet) */
+	int guard_pid;
+	uint64_t guard_start;
+	bool guard_record_warned; /* a record could not be written: said once */
 
 	/* the loop (run.c) */
 	int epfd, sigfd, timerfd, deadlinefd;
@@ -664,9 +672,27 @@ void domain_files_close(struct daemon *dm, struct domain *d);
  * memory.swap.*, PSI triggers); ACTIVE_LINGER_US after it was last
  * active it gives it up. */
 void domain_set_active(struct daemon *dm, struct domain *d, bool active, uint64_t now);
-/* Margin and guard band from the config; writes memory.high (the actor). */
-void guard_apply(struct daemon *dm, struct domain *d);
 struct domain *domains_find(struct daemon *dm, const char *path);
+
+/* ---- guard.c ---- */
+
+/* Margin and guard band from the config; writes memory.high (the actor),
+ * recorded in trusted.cgoom.guard (cgoom/guard.h). Before it first takes
+ * d's memory.high as the operator's, it looks for a record a daemon
+ * killed before it could restore left there: a memory.high still equal
+ * to that daemon's band is taken over (kept while a band applies here,
+ * else restored to the operator's value at once); a record whose value
+ * no longer stands, or that is malformed, is removed; a record of a
+ * daemon still running leaves d without a band of its own. */
+void guard_apply(struct daemon *dm, struct domain *d);
+/* Puts memory.high back as it was, unless someone changed it since,
+ * and removes the record (kept when the write fails: the next start
+ * restores it). */
+void guard_restore(struct daemon *dm, struct domain *d);
+/* A memcg met for the first time that is no domain (memory.max is max):
+ * a band a daemon killed before it could restore left there (its
+ * memory.max set to max since) is restored to the operator's value. */
+void guard_recover_unlimited(struct daemon *dm, int dirfd, const char *path);
 
 /* ---- fds.c ---- */
 

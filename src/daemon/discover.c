@@ -274,11 +274,15 @@ static void walk_failed(struct daemon *dm, const char *path, const char *what, i
 
 /* Its memory.max decides: a domain added, kept, or gone; with
  * on_event, a domain kept is sampled at once (its line may have moved). */
-static void check_limit(struct daemon *dm, struct cgnode *n, int fd, bool on_event)
+static void check_limit(struct daemon *dm, struct cgnode *n, int fd, bool on_event, bool fresh)
 {
 	int finite = finite_max(dm, fd);
 	if (finite < 0 && !vanished_errno(finite))
 		walk_failed(dm, n->path, "memory.max", finite);
+	if (fresh && !on_event && finite == 0)
+		/* a guard band a daemon killed by SIGKILL left where the
+		 * limit has gone since: no domain would ever restore it */
+		guard_recover_unlimited(dm, fd, n->path);
 	if (n->d && finite == 0 && !n->d->dead && !n->d->vanished) {
 		log_info("domain %s: gone (memory.max is max now)", n->path);
 		n->d->vanished = true;
@@ -342,6 +346,7 @@ static void visit(struct daemon *dm, int pfd, const char *ppath, const char *nam
 		node_free(dm, n);
 		n = NULL;
 	}
+	bool fresh = !n;
 	if (!n) {
 		/* a cgroup without the memory controller has no memcg children */
 		int mem = lists_memory(dm, fd, "cgroup.controllers");
@@ -352,7 +357,7 @@ static void visit(struct daemon *dm, int pfd, const char *ppath, const char *nam
 	}
 	if (n) {
 		n->seen = true;
-		check_limit(dm, n, fd, on_event);
+		check_limit(dm, n, fd, on_event, fresh);
 		walk_dir(dm, fd, path, depth + 1, on_event);
 	}
 	close(fd);
@@ -550,7 +555,7 @@ static bool file_changed(struct daemon *dm, struct cgnode *n, const char *name)
 	if (fd < 0)
 		return true;
 	if (max && strcmp(n->path, "/") != 0)
-		check_limit(dm, n, fd, true);
+		check_limit(dm, n, fd, true, false);
 	else if (subtree)
 		walk_dir(dm, fd, n->path, 1, true); /* its children may be memcgs now */
 	close(fd);
@@ -706,7 +711,7 @@ static void node_unmute(struct daemon *dm, struct cgnode *n, uint64_t now, bool 
 	}
 	if (catch_up) {
 		if (strcmp(n->path, "/") != 0)
-			check_limit(dm, n, fd, true);
+			check_limit(dm, n, fd, true, false);
 		int sub = lists_memory(dm, fd, "cgroup.subtree_control");
 		if (sub >= 0 && (sub > 0) != n->sub_memory)
 			walk_dir(dm, fd, n->path, 1, true);

@@ -7,7 +7,7 @@
  * its PSI triggers on memory.pressure (the active set); the fd budget
  * (fds.c) decides which keep them at all (the others are polled: their
  * files opened for each sample). Guard bands (memory.high writes) are
- * applied here, called by the loop only: sampling never writes. Nothing
+ * guard.c's, called by the loop only: sampling never writes. Nothing
  * here calls up into the loop, the actor or the standby.
  */
 #include <dirent.h>
@@ -26,9 +26,6 @@
 #include "log.h"
 
 #define RDONLY (O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-/* Guard band: usage must stay in the band this long before cgoom acts
- * (page-cache spikes that reclaim resolves at once do not count). */
-#define BAND_DWELL_US 100000ULL
 
 static void close_fd(int *fd)
 {
@@ -170,154 +167,6 @@ int domains_init(struct daemon *dm)
 	}
 	psi_open(dm, d, dm->roots.proc_fd, "pressure/memory");
 	return 0;
-}
-
-/* ---- guard bands ---- */
-
-static int write_high(struct domain *d, const char *value)
-{
-	int fd = openat(d->dirfd, "memory.high", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, value, strlen(value));
-	int r = n < 0 ? -errno : 0;
-	close(fd);
-	return r;
-}
-
-/* Puts memory.high back as it was, unless someone changed it since. */
-static void guard_restore(struct daemon *dm, struct domain *d)
-{
-	if (!d->high_written)
-		return;
-	d->high_written = false;
-	uint64_t high;
-	int r = daemon_reread_limit(dm, d->high_fd, &high);
-	if (r < 0) {
-		log_debug("%s: memory.high gone (%s); nothing to restore", d->path, strerror(-r));
-		return;
-	}
-	if (high != d->our_high) {
-		char now[32];
-		if (high == UINT64_MAX)
-			memcpy(now, "max", 4); /* as the file says it */
-		else
-			snprintf(now, sizeof(now), "%llu", (unsigned long long)high);
-		log_warning("%s: memory.high was changed by someone else (now %s); leaving it",
-			    d->path, now);
-		return;
-	}
-	r = write_high(d, d->old_high);
-	if (r < 0)
-		log_warning("%s: restoring memory.high to %s: %s", d->path, d->old_high, strerror(-r));
-	else
-		log_info("%s: memory.high restored to %s", d->path, d->old_high);
-}
-
-/* Margin and guard band of a domain from the config; writes or restores
- * memory.high as needed (never in a dry run or on a fixture). */
-void guard_apply(struct daemon *dm, struct domain *d)
-{
-	/* each from the most specific [cgroup] section (or pattern) setting it */
-	const struct cgoom_cgroup_conf *cm = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_MARGIN);
-	const struct cgoom_cgroup_conf *cg = cgoom_config_lookup(&dm->cfg, d->path, CGOOM_CONF_GUARD_BAND);
-	const struct cgoom_share *margin = cm ? &cm->margin : &dm->cfg.margin;
-	uint64_t max = d->sample.max;
-	d->params.margin = max == UINT64_MAX ? 0 : cgoom_share_of(margin, max);
-	if (max != UINT64_MAX && d->params.margin >= max) {
-		/* the whole limit as margin: every sample would be "near" and
-		 * the unreclaimable trigger fire on an empty cgroup */
-		struct cgoom_share def = CGOOM_MARGIN_DEFAULT;
-		char m1[32], m2[32];
-		log_warning("%s: margin %s >= memory.max %s; using the default margin (2%%)", d->path,
-			    cgoom_human_size(d->params.margin, m1, sizeof(m1)),
-			    cgoom_human_size(max, m2, sizeof(m2)));
-		d->params.margin = cgoom_share_of(&def, max);
-	} else if (max != UINT64_MAX && d->params.margin > max / 2) {
-		/* as for the guard band below: a [daemon] size that is most
-		 * of a small domain's limit makes it fire at a fraction */
-		char m1[32], m2[32];
-		log_warning("%s: margin %s is more than half of memory.max %s: it is out of memory "
-			    "as soon as what cannot be reclaimed comes within that of its limit; give it "
-			    "a smaller one ([cgroup \"%s\"] margin = SHARE)",
-			    d->path, cgoom_human_size(d->params.margin, m1, sizeof(m1)),
-			    cgoom_human_size(max, m2, sizeof(m2)), d->path);
-	}
-	d->params.dwell_us = BAND_DWELL_US;
-	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
-
-	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
-	char g1[32], g2[32], g3[32];
-	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
-		log_warning("%s: guard_band %s >= memory.max %s; no guard band", d->path,
-			    cgoom_human_size(d->guard_band, g1, sizeof(g1)), cgoom_human_size(max, g2, sizeof(g2)));
-	else if (want && d->guard_band > max / 2)
-		/* one [daemon] guard_band for every domain is easily larger
-		 * than a small one's whole headroom: its memory.high then
-		 * throttles it, and cgoom kills in it, at a fraction of its
-		 * limit, which nobody asked for */
-		log_warning("%s: guard_band %s is more than half of memory.max %s: memory.high %s "
-			    "throttles it from there and cgoom kills in it as soon as its usage stays "
-			    "above; give it a smaller one ([cgroup \"%s\"] guard_band = SIZE, or no)",
-			    d->path, cgoom_human_size(d->guard_band, g1, sizeof(g1)),
-			    cgoom_human_size(max, g2, sizeof(g2)), cgoom_human_size(max - d->guard_band, g3, sizeof(g3)),
-			    d->path);
-	if (!want || dm->dry_run || !dm->live) {
-		guard_restore(dm, d);
-		d->params.guarded = false;
-		return;
-	}
-	uint64_t high = max - d->guard_band;
-	if (d->high_written && d->our_high == high) {
-		d->params.guarded = true;
-		return;
-	}
-	if (!d->high_written) {
-		size_t len;
-		int r = cgfs_reread(d->high_fd, dm->buf, sizeof(dm->buf), &len);
-		if (r < 0) {
-			log_warning("%s: memory.high: %s; no guard band", d->path, strerror(-r));
-			d->params.guarded = false;
-			return;
-		}
-		while (len > 0 && (dm->buf[len - 1] == '\n' || dm->buf[len - 1] == ' '))
-			dm->buf[--len] = '\0';
-		if (len == 0 || len >= sizeof(d->old_high))
-			memcpy(d->old_high, "max", 4);
-		else
-			memcpy(d->old_high, dm->buf, len + 1);
-		/* a memory.high the operator (or systemd's MemoryHigh=) set
-		 * below the band's line throttles the cgroup there by design:
-		 * raising it would undo that, and the band's trigger would
-		 * kill a cgroup meant to sit at it */
-		uint64_t theirs;
-		if (cgoom_parse_limit(d->old_high, strlen(d->old_high), &theirs) == 0 && theirs < high) {
-			char t1[32], t2[32];
-			log_warning("%s: memory.high %s, set by someone else, is below memory.max - guard_band "
-				    "(%s): leaving it, and no guard band here (cgoom still acts when what "
-				    "cannot be reclaimed nears memory.max)",
-				    d->path, cgoom_human_size(theirs, t1, sizeof(t1)),
-				    cgoom_human_size(high, t2, sizeof(t2)));
-			d->params.guarded = false;
-			return;
-		}
-	}
-	char v[32];
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)high);
-	int r = write_high(d, v);
-	if (r < 0) {
-		log_warning("%s: writing memory.high %s: %s; no guard band", d->path, v, strerror(-r));
-		d->params.guarded = d->high_written; /* an older value of ours may stand */
-		return;
-	}
-	char h1[32], h2[32];
-	log_info("%s: guard band %s: memory.high = %s (memory.max %s, was %s)", d->path,
-		 cgoom_human_size(d->guard_band, h1, sizeof(h1)), v,
-		 cgoom_human_size(max, h2, sizeof(h2)), d->old_high);
-	d->high_written = true;
-	d->our_high = high;
-	d->params.guarded = true;
-	d->sample.high = high;
 }
 
 void domains_rearm_psi(struct daemon *dm)

@@ -266,6 +266,16 @@ void metrics_free(struct daemon *dm)
 	dm->ev.n_rows = 0;
 }
 
+void metrics_retire(const char *old, const char *now)
+{
+	int r = sfile_remove(old);
+	if (r == 0)
+		log_info("metrics_file %s: no longer written (now %s): removed", old, now ? now : "none");
+	else if (r != -ENOENT)
+		log_warning("metrics_file %s: no longer written (now %s), and not removed: %s", old,
+			    now ? now : "none", sfile_strerror(r));
+}
+
 /* ---- pre-kill hook ---- */
 
 static uint64_t mono_ms(void)

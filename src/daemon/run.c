@@ -421,6 +421,8 @@ static void reload(struct daemon *dm)
 	}
 	bool psi_changed = n.psi_full_stall_us != dm->cfg.psi_full_stall_us ||
 			   n.psi_full_window_us != dm->cfg.psi_full_window_us;
+	if (dm->cfg.metrics_file && (!n.metrics_file || strcmp(dm->cfg.metrics_file, n.metrics_file) != 0))
+		metrics_retire(dm->cfg.metrics_file, n.metrics_file);
 	cgoom_config_free(&dm->cfg);
 	dm->cfg = n;
 	dm->cfg_from_file = dm->o.config_given || config_exists(dm->config_path);
@@ -729,6 +731,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			loop_arm_sampling(dm);
 	}
 	rc = CGOOM_DAEMON_EXIT_OK;
+	act_finish_on_exit(dm);
 	struct cgoom_strbuf s = { 0 };
 	cgoom_strbuf_printf(&s, "\"reason\": \"%s\"", dm->quit ? "signal" : "once");
 	event_emit(dm, "stop", &s);

@@ -186,6 +186,19 @@ int sfile_open_read(const char *path, size_t max, int *ret_fd)
 	return 0;
 }
 
+int sfile_remove(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	int r = refuse_stat(&st);
+	if (r < 0)
+		return r;
+	/* unlink never follows a symlink: one planted since the lstat is
+	 * what goes, not what it names */
+	return unlink(path) < 0 ? -errno : 0;
+}
+
 const char *sfile_strerror(int r)
 {
 	switch (r) {

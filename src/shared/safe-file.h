@@ -25,6 +25,11 @@ int sfile_open_append(const char *path, int *ret_fd);
  * *ret_tmp says whether PATH.tmp (true) or PATH (false) was the problem. */
 int sfile_replace(const char *path, const void *buf, size_t len, bool *ret_tmp);
 
+/* Removes PATH, a file cgoom wrote and writes no more: only a regular
+ * file of ours with one link (the refusals of sfile_open_append), never
+ * through a symlink. -ENOENT when it is not there. */
+int sfile_remove(const char *path);
+
 /* sfile_open_read's answer for a character device that reads empty. */
 #define SFILE_EMPTY 1
 

@@ -691,5 +691,38 @@ else
 	ok "no CAP_SYS_ADMIN: a warning # SKIP needs root and setpriv"
 fi
 
+# 23. a reload that moves metrics_file (or drops it): the old file, which
+# would say cgoom_up 1 for ever and, in the textfile collector's
+# directory, give every series twice, is removed; the new one is written
+# at once and says cgoom_up 0 at exit
+d="$T/quiet"
+printf '[daemon]\nmetrics_file = %s\n' "$d/a.prom" > "$d/metrics.conf"
+rm -f "$d/a.prom" "$d/b.prom"
+: > "$d/metrics.out"
+"$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/metrics.conf" run --dry-run > "$d/metrics.out" 2>&1 &
+dpid=$!
+(sleep 30; kill -KILL $dpid) >/dev/null 2>&1 &
+watchdog=$!
+i=0; until [ -f "$d/a.prom" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+printf '[daemon]\nmetrics_file = %s\n' "$d/b.prom" > "$d/metrics.conf"
+kill -HUP $dpid
+i=0; until [ -f "$d/b.prom" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+moved_a=$([ -e "$d/a.prom" ] && echo kept || echo removed)
+printf '[daemon]\n' > "$d/metrics.conf"
+kill -HUP $dpid
+i=0; until [ "$(grep -c 'configuration reloaded' "$d/metrics.out")" -ge 2 ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+dropped_b=$([ -e "$d/b.prom" ] && echo kept || echo removed)
+printf '[daemon]\nmetrics_file = %s\n' "$d/a.prom" > "$d/metrics.conf"
+kill -HUP $dpid
+i=0; until [ -f "$d/a.prom" ] || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+kill $watchdog 2>/dev/null
+echo "moved: a.prom $moved_a; dropped: b.prom $dropped_b" >> "$d/metrics.out"
+check "a reload moving metrics_file removes the old file; dropping it too; the new one ends with cgoom_up 0" \
+	"$([ "$moved_a" = removed ] && [ "$dropped_b" = removed ] && grep -q '^cgoom_up 0' "$d/a.prom" &&
+	   grep -q "metrics_file $d/a.prom: no longer written (now $d/b.prom): removed" "$d/metrics.out"; echo $?)" "$d/metrics.out"
+
 echo "1..$N"
 [ $FAILED = 0 ]

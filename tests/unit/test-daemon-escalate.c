@@ -6,7 +6,9 @@
  * kill each"). A process that joined the scope during the grace (one
  * with oom_score_adj -1000, say) is no target and must not die with it.
  * A fake cgroup tree in a temporary directory: scope /s, its
- * cgroup.procs and cgroup.kill as plain files.
+ * cgroup.procs and cgroup.kill as plain files. And the same SIGKILL
+ * sent by a daemon that exits within the grace (act_finish_on_exit):
+ * the kill it began is finished, not left half done.
  */
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,7 +29,7 @@ static void put(int dfd, const char *name, const char *s)
 
 /* escalates a kill of target PID 4000000 (term_grace over) in scope /s
  * whose cgroup.procs holds `procs`; `got`: what cgroup.kill then holds */
-static void escalate_with(const char *procs, char got[16])
+static void escalate_with(const char *procs, bool on_exit, char got[16])
 {
 	char dir[] = "/tmp/cgoom-escalate-XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
@@ -59,7 +61,14 @@ static void escalate_with(const char *procs, char got[16])
 	k->n_alive = 1;
 	struct kl_params p = { .term_grace_us = 1000, .kill_wait_us = 10000000 };
 	kl_step(&k->lc, KL_EV_START_TERM, 1000, &p);
-	act_deadline(dm, 5000); /* the grace is over */
+	if (on_exit) {
+		act_deadline(dm, 1500); /* still in the grace: nothing yet */
+		CHECK(k->lc.state == KL_TERM);
+		act_finish_on_exit(dm);
+		CHECK(k->lc.state == KL_KILLED);
+	} else {
+		act_deadline(dm, 5000); /* the grace is over */
+	}
 
 	memset(got, 0, 16);
 	int fd = openat(s, "cgroup.kill", O_RDONLY);
@@ -79,19 +88,27 @@ static void escalate_with(const char *procs, char got[16])
 static void test_scope_of_targets_killed_by_cgroup_kill(void)
 {
 	char got[16];
-	escalate_with("4000000\n", got);
+	escalate_with("4000000\n", false, got);
+	CHECK_STREQ(got, "1");
+}
+
+static void test_exit_in_grace_finishes_the_kill(void)
+{
+	char got[16];
+	escalate_with("4000000\n", true, got);
 	CHECK_STREQ(got, "1");
 }
 
 static void test_newcomer_in_scope_no_cgroup_kill(void)
 {
 	char got[16];
-	escalate_with("4000000\n4000001\n", got);
+	escalate_with("4000000\n4000001\n", false, got);
 	CHECK_STREQ(got, "");
 }
 
 int main(void)
 {
 	return tap_run((struct tap_test[]){ TAP(test_scope_of_targets_killed_by_cgroup_kill),
-					    TAP(test_newcomer_in_scope_no_cgroup_kill), { 0 } });
+					    TAP(test_newcomer_in_scope_no_cgroup_kill),
+					    TAP(test_exit_in_grace_finishes_the_kill), { 0 } });
 }

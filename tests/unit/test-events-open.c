@@ -206,6 +206,35 @@ static void test_replace_stale_tmp_and_others(void)
 	}
 }
 
+static void test_remove(void)
+{
+	fresh();
+	/* ours: removed; gone: -ENOENT */
+	put(p_file, "cgoom_up 1\n");
+	CHECK_EQ_INT(sfile_remove(p_file), 0);
+	CHECK(access(p_file, F_OK) < 0);
+	CHECK_EQ_INT(sfile_remove(p_file), -ENOENT);
+	/* a symlink: refused, and what it names untouched */
+	put(p_target, "secret\n");
+	CHECK(symlink(p_target, p_file) == 0);
+	CHECK_EQ_INT(sfile_remove(p_file), -ELOOP);
+	CHECK_STREQ(slurp(p_target), "secret\n");
+	unlink(p_file);
+	/* a directory, a second hard link, another user's file: refused */
+	CHECK(mkdir(p_file, 0755) == 0);
+	CHECK_EQ_INT(sfile_remove(p_file), -EISDIR);
+	rmdir(p_file);
+	CHECK(link(p_target, p_file) == 0);
+	CHECK_EQ_INT(sfile_remove(p_file), -EMLINK);
+	unlink(p_file);
+	if (geteuid() == 0) {
+		put(p_file, "theirs\n");
+		CHECK(chown(p_file, 1000, 1000) == 0);
+		CHECK_EQ_INT(sfile_remove(p_file), -EPERM);
+		CHECK_STREQ(slurp(p_file), "theirs\n");
+	}
+}
+
 static void test_replace_missing_dir(void)
 {
 	bool tmp = false;
@@ -263,6 +292,7 @@ int main(void)
 		TAP(test_replace_refuses_symlink_at_file),
 		TAP(test_replace_stale_tmp_and_others),
 		TAP(test_replace_missing_dir),
+		TAP(test_remove),
 		TAP(test_open_read),
 		{ 0 },
 	});

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guard band in the daemon (guard.c, SPEC 6) on a fake cgroup
+ * directory (regular files memory.high and memory.max, the record in
+ * its trusted.cgoom.guard: needs CAP_SYS_ADMIN, else skipped):
+ *  - a band is recorded (the operator's memory.high, ours, who wrote it)
+ *    and the record is removed when the band is restored;
+ *  - the band a daemon killed by SIGKILL left is put back to the
+ *    operator's value by the next start with guard_band = no, and taken
+ *    over, then restored, with a band on (before, the band was taken for
+ *    the operator's value and "restored" as it was);
+ *  - a memory.high the operator set since, a malformed record and a
+ *    band of a daemon still running are left alone;
+ *  - of two daemons started at once, one records and writes the band:
+ *    a record made by another between this one's look and its write
+ *    (XATTR_CREATE fails) leaves the band to it;
+ *  - a reload that moves the band's line above a memory.high the
+ *    operator set lower does not raise it (it was raised to the new
+ *    line before: the guard band's rule held at start only);
+ *  - nor over a band of ours someone replaced meanwhile (by hand, or
+ *    systemd on a unit's property change): their value is theirs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "cgoom/guard.h"
+#include "cgoom/parse.h"
+#include "fake-daemon.h"
+#include "tap.h"
+
+#define MiB (1024ull * 1024)
+#define XATTR CGOOM_GUARD_XATTR
+
+struct bed {
+	char dir[32];
+	struct daemon *dm;
+	struct domain *d;
+};
+
+static void put(int dfd, const char *name, const char *s)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		abort();
+	close(fd);
+}
+
+static char *get(struct bed *b, const char *name)
+{
+	static char buf[64];
+	int fd = openat(b->d->dirfd, name, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static char *record(struct bed *b)
+{
+	static char buf[CGOOM_GUARD_RECORD_MAX];
+	ssize_t n = fgetxattr(b->d->dirfd, XATTR, buf, sizeof(buf) - 1);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+/* Another daemon (race_pid, race_start) that records its band right
+ * after the daemon's next look at the record (two started at once):
+ * fgetxattr() as the daemon's code calls it, interposed. */
+static bool race_armed;
+static int race_pid;
+static unsigned long long race_start;
+
+ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
+{
+	ssize_t n = syscall(SYS_fgetxattr, fd, name, value, size);
+	int e = errno;
+	if (race_armed && strcmp(name, XATTR) == 0) {
+		race_armed = false;
+		char v[96];
+		snprintf(v, sizeof(v), "1 %d %llu max %llu", race_pid, race_start, 352 * MiB);
+		syscall(SYS_fsetxattr, fd, name, v, strlen(v), 0);
+	}
+	errno = e;
+	return n;
+}
+
+/* A /work of memory.max 400M, memory.high `high`, a daemon with
+ * guard_band `band`; false (and the test skipped) without trusted.*. */
+static bool bed_open(struct bed *b, const char *high, uint64_t band)
+{
+	strcpy(b->dir, "/tmp/cgoom-guard-XXXXXX");
+	if (!mkdtemp(b->dir))
+		abort();
+	int root = open(b->dir, O_RDONLY | O_DIRECTORY);
+	if (root < 0)
+		abort();
+	if (fsetxattr(root, "trusted.cgoom.probe", "1", 1, 0) < 0) {
+		close(root);
+		rmdir(b->dir);
+		return false;
+	}
+	fremovexattr(root, "trusted.cgoom.probe");
+	put(root, "memory.max", "419430400\n");
+	put(root, "memory.high", high);
+	b->dm = fake_daemon(1);
+	cgoom_config_init(&b->dm->cfg);
+	b->dm->cfg.guard_band = band;
+	b->dm->live = true;
+	b->dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY);
+	b->d = b->dm->domains[1];
+	b->d->path[0] = '/';
+	b->d->dirfd = root;
+	b->d->high_fd = openat(root, "memory.high", O_RDONLY);
+	b->d->sample.max = 400 * MiB;
+	return true;
+}
+
+static void bed_close(struct bed *b)
+{
+	close(b->d->high_fd);
+	unlinkat(b->d->dirfd, "memory.max", 0);
+	unlinkat(b->d->dirfd, "memory.high", 0);
+	close(b->d->dirfd);
+	rmdir(b->dir);
+	close(b->dm->roots.proc_fd);
+	cgoom_config_free(&b->dm->cfg);
+	fake_free(b->dm);
+}
+
+/* The record a daemon (pid, start) wrote for the band 352M over max. */
+static void left(struct bed *b, int pid, unsigned long long start)
+{
+	char v[96];
+	snprintf(v, sizeof(v), "1 %d %llu max %llu", pid, start, 352 * MiB);
+	if (fsetxattr(b->d->dirfd, XATTR, v, strlen(v), 0) < 0)
+		abort();
+}
+
+static unsigned long long start_of(int pid)
+{
+	char p[32], buf[1024];
+	snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+	int fd = open(p, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+	if (fd >= 0)
+		close(fd);
+	struct cgoom_pid_stat st;
+	if (n <= 0 || cgoom_parse_pid_stat(buf, (size_t)n, &st) < 0)
+		abort();
+	return (unsigned long long)st.starttime;
+}
+
+/* Our own PID with a start time it never had: a daemon gone. */
+#define GONE getpid(), 1ull
+
+static void test_band_recorded_and_removed(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max 369098752", getpid(), start_of(getpid()));
+	CHECK_STREQ(record(&b), want);
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_left_band_restored_with_band_off(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 0))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	left(&b, GONE);
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_left_band_taken_over_then_restored(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	left(&b, GONE);
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752\n"); /* kept: not written again */
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max 369098752", getpid(), start_of(getpid()));
+	CHECK_STREQ(record(&b), want); /* ours now */
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max"); /* not the band it found */
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_left_band_under_a_new_max(void)
+{
+	/* memory.max went to 500M meanwhile: the band's line moves, the
+	 * operator's value is still what the record says */
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	left(&b, GONE);
+	b.d->sample.max = 500 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "473956352");
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_operator_high_since_kept(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "314572800\n", 0))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	left(&b, GONE);
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "314572800\n");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_malformed_record_dropped(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 0))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	CHECK(fsetxattr(b.d->dirfd, XATTR, "1 max nonsense", 14, 0) == 0);
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752\n");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_live_writer_left_alone(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	left(&b, child, start_of(child));
+	char before[CGOOM_GUARD_RECORD_MAX];
+	strcpy(before, record(&b));
+	guard_apply(b.dm, b.d);
+	bool guarded = b.d->params.guarded, written = b.d->high_written;
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(!guarded && !written);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752\n");
+	CHECK_STREQ(record(&b), before);
+	/* once it is gone, the next look takes it over */
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded && b.d->high_written);
+	CHECK(b.d->old_high == UINT64_MAX);
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
+static void test_started_at_once(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	race_pid = child;
+	race_start = start_of(child);
+	race_armed = true;
+	guard_apply(b.dm, b.d);
+	bool guarded = b.d->params.guarded, written = b.d->high_written;
+	char rec[CGOOM_GUARD_RECORD_MAX];
+	strcpy(rec, record(&b));
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK(!race_armed);
+	CHECK(!guarded && !written);
+	CHECK_STREQ(get(&b, "memory.high"), "max\n"); /* the other's to write */
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max %llu", child, race_start, 352 * MiB);
+	CHECK_STREQ(rec, want); /* the other's record stands */
+	bed_close(&b);
+}
+
+static void test_replaced_band_is_theirs(void)
+{
+	/* the band (352M) replaced by hand with 200M while cgoom runs; a
+	 * reload to guard_band 32M (368M) must not write over it */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	put(b.d->dirfd, "memory.high", "209715200\n");
+	b.dm->cfg.guard_band = 32 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "209715200\n");
+	CHECK_STREQ(record(&b), "");
+	/* replaced with max instead: the new band goes over it, and max is
+	 * what a clean exit puts back */
+	put(b.d->dirfd, "memory.high", "max\n");
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "385875968");
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
+static void test_reload_never_raises_operators_high(void)
+{
+	/* the operator's 300M; guard_band 150M puts the band at 250M, under
+	 * it; a reload to 48M would put it at 352M, above theirs */
+	struct bed b;
+	if (!bed_open(&b, "314572800\n", 150 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "262144000");
+	b.dm->cfg.guard_band = 48 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "314572800");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+int main(void)
+{
+	return tap_run((struct tap_test[]){
+		TAP(test_band_recorded_and_removed),
+		TAP(test_left_band_restored_with_band_off),
+		TAP(test_left_band_taken_over_then_restored),
+		TAP(test_left_band_under_a_new_max),
+		TAP(test_operator_high_since_kept),
+		TAP(test_malformed_record_dropped),
+		TAP(test_live_writer_left_alone),
+		TAP(test_started_at_once),
+		TAP(test_reload_never_raises_operators_high),
+		TAP(test_replaced_band_is_theirs),
+		{ 0 },
+	});
+}
