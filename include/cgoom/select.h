@@ -67,6 +67,10 @@ struct cgoom_candidate {
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	uint64_t unmapped; /* shmem no process maps, left out of footprint (SPEC 4) */
+	/* shmem the entity's memcgs hold that some process maps but none of
+	 * the entity's own: left out of footprint too (charge.c) */
+	uint64_t mapped_elsewhere;
+	uint64_t mapped_shmem; /* the mapped shmem its footprint counts (before that) */
 	int order;       /* pre-order walk position (root entity: after all) */
 	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };

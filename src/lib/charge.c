@@ -41,6 +41,8 @@
  *    would take it off (the root, a parked charge) is one either. A memcg known only by its bound keeps its bound: the rule
  *    only takes away, so the bound stays an upper bound, and the exact
  *    figure comes with memory.stat when the plan reads it.
+ *  - Mapped shmem that only processes outside the entity map: see
+ *    sel_shmem_elsewhere() (RssShmem, read where the processes are).
  *  - A remainder (the root's own share, a delegation root's parked
  *    charge) applies the rule to the remainder of each counter, not to
  *    the difference of footprints: max() does not distribute, and one
@@ -148,6 +150,59 @@ uint64_t sel_charge_unmapped(const struct sel_charge *c)
 	return u > 0 ? (uint64_t)u : 0;
 }
 
+uint64_t sel_charge_mapped(const struct sel_charge *c)
+{
+	if (!c->shmem_known || c->bounded)
+		return 0;
+	int64_t sh = c->shmem < c->lru ? c->shmem : c->lru;
+	int64_t m = sel_add_s(sh, -(int64_t)sel_charge_unmapped(c));
+	return m > 0 ? (uint64_t)m : 0;
+}
+
+/*
+ * Shmem mapped only outside the entity. file_mapped counts a page where
+ * it is charged, whoever maps it: a tmpfs file written from cgroup A and
+ * mapped by a process in cgroup B is "mapped" in A's memory.stat, and
+ * A's footprint counted it, though no death in A frees it (tests/vm
+ * charge-mapped-elsewhere: A's 5 MiB keeper died first for 200 MiB that
+ * B maps, while a 186 MiB grower lived on). What the entity's own
+ * processes map is at most the sum of their RssShmem (it counts each
+ * page once per process that maps it, wherever it is charged), so
+ *     mapped shmem kept = min(mapped shmem counted, sum of RssShmem)
+ * leaves out nothing a kill in the entity could free. Only with every
+ * process in the entity read and each one's RssShmem known (a line
+ * missing, a deferred cgroup: nothing is taken out, the footprint stays
+ * an upper bound and the plan reads the bodies of those that could
+ * lead). The kept part remains what oom_badness would count too.
+ */
+void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate *e)
+{
+	if (!e->mapped_shmem || e->unchecked || e->bounded || e->fallback)
+		return;
+	if (e->kind != CGOOM_KIND_LEAF && e->kind != CGOOM_KIND_TREE &&
+	    e->kind != CGOOM_KIND_UNATTRIBUTED)
+		return;
+	size_t pos = (size_t)s->prepos[e->cgroup];
+	for (size_t k = pos; k == pos || sel_in_subtree(s, e->cgroup, k); k++)
+		if (s->cgroups[s->preorder[k]].deferred)
+			return;
+	uint64_t mapped = 0;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (p->kthread)
+			continue;
+		if (!p->rss_shmem_known)
+			return;
+		mapped = sel_add(mapped, p->rss_shmem);
+	}
+	if (mapped >= e->mapped_shmem)
+		return;
+	uint64_t out = e->mapped_shmem - mapped;
+	e->mapped_elsewhere = out;
+	e->footprint = e->footprint > out ? e->footprint - out : 0;
+}
+
 uint64_t sel_charge_footprint(const struct sel_charge *c)
 {
 	int64_t f = sel_add_s(c->raw, -(int64_t)sel_charge_unmapped(c));
@@ -248,6 +303,7 @@ void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set
 	p.fallback |= rem.fallback;
 	p.unknown = rem.unknown;
 	p.unmapped = sel_charge_unmapped(&rem);
+	p.mapped = sel_charge_mapped(&rem);
 	p.footprint = sel_charge_footprint(&rem);
 	*ret = p;
 }

@@ -122,6 +122,10 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 	if (v->unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
 				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
+	if (v->mapped_elsewhere >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "; %s of shmem that only processes outside it map is left out (no "
+				       "kill in it frees it)",
+				    cgoom_human_size(v->mapped_elsewhere, h1, sizeof(h1)));
 	if (d->scope >= 0)
 		cgoom_strbuf_printf(b, "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
 				    s->cgroups[d->scope].path, d->n_pids,
@@ -187,6 +191,8 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_printf(b, ", \"fallback\": true");
 	if (c->unmapped)
 		cgoom_strbuf_printf(b, ", \"unmapped_shmem\": %" PRIu64, c->unmapped);
+	if (c->mapped_elsewhere)
+		cgoom_strbuf_printf(b, ", \"shmem_mapped_elsewhere\": %" PRIu64, c->mapped_elsewhere);
 	if (c->bounded)
 		cgoom_strbuf_printf(b, ", \"bounded\": true");
 	else if (c->unchecked)
@@ -291,7 +297,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
 	int rank = 0;
 	size_t bounded = 0;
-	uint64_t unmapped = 0;
+	uint64_t unmapped = 0, elsewhere = 0;
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		const struct cgoom_candidate *c = &d->candidates[i];
 		bounded += c->bounded;
@@ -311,6 +317,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_printf(b, "%c %4s %-*s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
 				    kw, cgoom_kind_name(c->kind));
 		unmapped = unmapped + c->unmapped < unmapped ? UINT64_MAX : unmapped + c->unmapped;
+		elsewhere = elsewhere + c->mapped_elsewhere < elsewhere ? UINT64_MAX
+									: elsewhere + c->mapped_elsewhere;
 		struct cgoom_strbuf path = { 0 };
 		cgoom_strbuf_escaped(&path, s->cgroups[c->cgroup].path);
 		char fp[40];
@@ -332,6 +340,9 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		if (c->unmapped >= UNMAPPED_SHOWN)
 			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
 					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
+		if (c->mapped_elsewhere >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of shmem mapped only outside it left out)",
+					    cgoom_human_size(c->mapped_elsewhere, h1, sizeof(h1)));
 		if (c->why)
 			cgoom_strbuf_printf(b, "  passed over: %s", cgoom_why_text(c->why));
 		cgoom_strbuf_printf(b, "\n");
@@ -348,6 +359,10 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
 				       "no kill frees it)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
+	if (elsewhere >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that only processes outside "
+				       "their entities map: no kill in them frees it)\n",
+				    cgoom_human_size(elsewhere, h1, sizeof(h1)));
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");
