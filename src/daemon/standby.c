@@ -195,13 +195,22 @@ bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 		return false;
 	const struct rank_fds *v = &sb->rank_fds[0];
 	size_t len;
+	struct cgoom_memstat m;
 	struct cgoom_unreclaim u;
 	uint64_t swap;
 	if (cgfs_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
-	    cgoom_parse_unreclaim(dm->buf, len, &u) < 0 || reread_u64(dm, v->swap_fd, &swap) < 0)
+	    cgoom_parse_memstat_keys(dm->buf, len, &m) < 0 || cgoom_unreclaim_from_memstat(&m, &u) < 0 ||
+	    reread_u64(dm, v->swap_fd, &swap) < 0)
 		return false;
-	/* the footprint's own parts (SPEC 4), read now */
-	uint64_t fp = u.anon_lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
+	/* the footprint's own parts (SPEC 4), read now, as a lower bound:
+	 * without the shmem on the anon LRU, none of which the footprint
+	 * may count (charge.c: unmapped shmem, and mapped shmem that no
+	 * process of the entity maps, which only its processes tell). With
+	 * it, a victim that wrote a tmpfs file since the decision "led" by
+	 * pages no kill frees, past a rival that a full read ranks first */
+	uint64_t sh = (m.present & CGOOM_MEMSTAT_SHMEM) ? m.shmem : 0;
+	uint64_t lru = u.anon_lru > sh ? u.anon_lru - sh : 0;
+	uint64_t fp = lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
 	int64_t victim_now = (int64_t)(fp > INT64_MAX / 2 ? INT64_MAX / 2 : fp) + v->bias_term;
 	/* a rival's memory.stat, which a full read would rank it by, may
 	 * lead its memory.current by the kernel's unflushed stat deltas
