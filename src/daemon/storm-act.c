@@ -131,6 +131,10 @@ bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct 
 		 * swap, so only here, not on every kill's way) */
 		signs_of(dm, ev, now, &sg);
 		heading = storm_heading(&sg, storm_horizon(p.window_us));
+		if (sb) {
+			promise = standby_promise_at(sb, d->system, storm_level_before(dm, ev));
+			frees = promise > 0;
+		}
 		v = storm_check(&d->storm, &p, now, heading, frees);
 	}
 	if (v == STORM_ALLOW) {

@@ -103,6 +103,14 @@ uint64_t storm_horizon(uint64_t window_us)
 	return window_us < STORM_HORIZON_MAX_US ? window_us : STORM_HORIZON_MAX_US;
 }
 
+uint64_t storm_promise_now(uint64_t sizes_now, uint64_t footprint_then, uint64_t level_then,
+			   uint64_t level_now)
+{
+	uint64_t grew = level_now > level_then ? level_now - level_then : 0;
+	uint64_t fp = storm_sat_add(footprint_then, grew);
+	return sizes_now < fp ? sizes_now : fp;
+}
+
 uint64_t storm_freed(uint64_t before, uint64_t after)
 {
 	return before > after ? before - after : 0;

@@ -124,6 +124,23 @@ uint64_t storm_horizon(uint64_t window_us);
 uint64_t storm_growth(const struct storm_state *st, uint64_t level, uint64_t now, uint64_t noise,
 		      uint64_t measured);
 
+static inline uint64_t storm_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* A kill's promise at the signal from a decision made earlier (a
+ * standby): what the kill set holds now (its VmRSS + VmSwap + VmPTE,
+ * read at the crossing), but no more than the victim's footprint when
+ * decided plus what the domain's memory in use grew since (the
+ * standby's own growth argument: the entity grew by no more than the
+ * domain did, unless something else shrank meanwhile). The promise of
+ * the decision alone was the victim's size when the standby was made:
+ * a respawned service killed at its line 2 s after it started promised
+ * 1-9 MiB and freed 80 (tests/vm charge-respawn). */
+uint64_t storm_promise_now(uint64_t sizes_now, uint64_t footprint_then, uint64_t level_then,
+			   uint64_t level_now);
+
 /* Bytes freed between two readings of memory in use (0 if it grew). */
 uint64_t storm_freed(uint64_t before, uint64_t after);
 /* Whether a kill freed far less than promised: under half of it, and

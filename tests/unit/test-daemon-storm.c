@@ -183,6 +183,24 @@ static void test_growth(void)
 	CHECK_EQ_U64(storm_growth(&st, 282 * MiB, 21 * S, noise, 0), 1 * MiB);
 }
 
+/* The promise at the signal of a standby's kill: a respawned service
+ * decided on 2 s into its life (4 MiB then) and killed at its line
+ * (80 MiB now, the domain 76 MiB fuller) promises its 80 MiB, not 4 */
+static void test_promise_now(void)
+{
+	CHECK_EQ_U64(storm_promise_now(80 * MiB, 4 * MiB, 120 * MiB, 196 * MiB), 80 * MiB);
+	/* no more than its footprint then plus the domain's growth since:
+	 * a victim whose VmRSS counts 200 MiB of tmpfs it maps (no kill
+	 * frees the file) promises its footprint's share */
+	CHECK_EQ_U64(storm_promise_now(210 * MiB, 10 * MiB, 300 * MiB, 305 * MiB), 15 * MiB);
+	/* a domain that shrank meanwhile: the footprint then */
+	CHECK_EQ_U64(storm_promise_now(50 * MiB, 40 * MiB, 300 * MiB, 200 * MiB), 40 * MiB);
+	/* the kill set all gone since: nothing */
+	CHECK_EQ_U64(storm_promise_now(0, 40 * MiB, 300 * MiB, 310 * MiB), 0);
+	/* saturating */
+	CHECK_EQ_U64(storm_promise_now(UINT64_MAX, UINT64_MAX - 1, 0, 10), UINT64_MAX);
+}
+
 static void test_accounting(void)
 {
 	CHECK_EQ_U64(storm_freed(500 * MiB, 300 * MiB), 200 * MiB);
@@ -208,6 +226,7 @@ int main(void)
 		TAP(test_heading),
 		TAP(test_growth),
 		TAP(test_accounting),
+		TAP(test_promise_now),
 		{ 0 },
 	});
 }
