@@ -225,6 +225,25 @@ uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i)
 	return sel_charge_unmapped(&v);
 }
 
+uint64_t cgoom_domain_unmapped_shmem(const struct cgoom_snapshot *s, int domain)
+{
+	if (domain < 0 || (size_t)domain >= s->n_cgroups)
+		return 0;
+	if (domain != 0 || cgoom_root_is_cgroup(s))
+		return cgoom_memcg_unmapped_shmem(s, domain);
+	if (!s->meminfo_ok)
+		return 0;
+	const struct cgoom_meminfo *mi = &s->meminfo;
+	struct sel_charge v = {
+		.lru = s64(sel_add(mi->active_anon, mi->inactive_anon)),
+		.shmem = s64(mi->shmem),
+		.mapped = s64(mi->mapped),
+		.shmem_known = (mi->present & (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED)) ==
+			       (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED),
+	};
+	return sel_charge_unmapped(&v);
+}
+
 bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settings *set, int m,
 		       bool *ret_any)
 {

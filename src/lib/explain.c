@@ -254,6 +254,9 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	}
 	if (d->inflight)
 		cgoom_strbuf_printf(b, ", \"inflight\": %d", d->inflight_pid);
+	uint64_t dom_unmapped = cgoom_domain_unmapped_shmem(s, d->domain);
+	if (dom_unmapped)
+		cgoom_strbuf_printf(b, ", \"domain_unmapped_shmem\": %" PRIu64, dom_unmapped);
 	cgoom_strbuf_printf(b, ", \"reason\": ");
 	struct cgoom_strbuf reason = { 0 };
 	cgoom_explain_reason(&reason, s, d);
@@ -363,6 +366,17 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that only processes outside "
 				       "their entities map: no kill in them frees it)\n",
 				    cgoom_human_size(elsewhere, h1, sizeof(h1)));
+	/* what the domain holds beyond the candidates' share: tmpfs of
+	 * empty and removed cgroups (a writer gone, its cgroup removed),
+	 * which no ranking line shows and no kill frees */
+	uint64_t dom_unmapped = cgoom_domain_unmapped_shmem(s, d->domain);
+	if (dom_unmapped >= UNMAPPED_SHOWN && dom_unmapped > unmapped &&
+	    dom_unmapped - unmapped >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (the domain holds %s of shmem and tmpfs no process maps, %s of it "
+				       "outside every footprint above (empty or removed cgroups): no kill "
+				       "frees it)\n",
+				    cgoom_human_size(dom_unmapped, h1, sizeof(h1)),
+				    cgoom_human_size(dom_unmapped - unmapped, h2, sizeof(h2)));
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");
