@@ -30,6 +30,14 @@ enum storm_verdict storm_check(const struct storm_state *st, const struct cgoom_
 	return heading && frees ? STORM_ALLOW_HEADING : STORM_HOLD;
 }
 
+enum storm_verdict storm_check_unfreeable(const struct storm_state *st, const struct cgoom_storm *p,
+					  uint64_t now, bool heading, bool frees, bool unfreeable)
+{
+	if (unfreeable && !heading && p->kills != 0)
+		return STORM_HOLD_UNFREEABLE;
+	return storm_check(st, p, now, heading, frees);
+}
+
 uint64_t storm_free_at(const struct storm_state *st, const struct cgoom_storm *p, uint64_t now)
 {
 	if (p->kills == 0 || storm_recent(st, p, now) < p->kills)

@@ -47,6 +47,8 @@ enum storm_verdict {
 	STORM_ALLOW,         /* under the limit (or no limit) */
 	STORM_ALLOW_HEADING, /* over the limit, but heading for OOM and a kill frees memory */
 	STORM_HOLD,          /* over the limit: hold back */
+	STORM_HOLD_UNFREEABLE, /* memory no kill can free holds the domain at its
+				* line by itself, and it is not heading for OOM */
 };
 
 /* Kills recorded within the window that ends at now (the window is
@@ -58,6 +60,17 @@ unsigned storm_recent(const struct storm_state *st, const struct cgoom_storm *p,
  * before the decision holds only when not heading). */
 enum storm_verdict storm_check(const struct storm_state *st, const struct cgoom_storm *p,
 			       uint64_t now, bool heading, bool frees);
+
+/* The same, for a domain where memory no kill can free (unmapped shmem
+ * and tmpfs beyond the swap room) alone keeps the trigger's condition:
+ * unless it heads for the kernel's OOM, no kill can take it out of
+ * trouble, and none is let through, under the limit too (tests/vm
+ * tmpfs-filler: 288 MiB of tmpfs in a 300M domain, a margin of 15 MiB,
+ * cost two of four idle processes each minute, and a respawning service
+ * three kills a minute for ever). Heading, the limit rules as ever;
+ * kill_storm = no turns this off with the rest of the guard. */
+enum storm_verdict storm_check_unfreeable(const struct storm_state *st, const struct cgoom_storm *p,
+					  uint64_t now, bool heading, bool frees, bool unfreeable);
 
 /* When a kill stops counting towards the limit again: the time the
  * oldest of the last `kills` kills leaves the window; now when under

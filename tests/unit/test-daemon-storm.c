@@ -31,6 +31,25 @@ static void test_under_limit_allows(void)
 	CHECK_EQ_INT(storm_check(&st, &LIMIT, t, true, true), STORM_ALLOW_HEADING);
 }
 
+/* Memory no kill can free keeps the domain at its line by itself: held
+ * from the first kill unless heading for the OOM, where the limit rules */
+static void test_unfreeable_holds(void)
+{
+	struct storm_state st = { 0 };
+	uint64_t t = 1000 * S;
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, true), STORM_HOLD_UNFREEABLE);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, true, true, true), STORM_ALLOW);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, false), STORM_ALLOW);
+	for (int i = 0; i < 3; i++)
+		storm_record_kill(&st, t, 500 * MiB, 100 * MiB);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, true, true, true), STORM_ALLOW_HEADING);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, true), STORM_HOLD_UNFREEABLE);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, false), STORM_HOLD);
+	/* kill_storm = no: no guard at all */
+	struct cgoom_storm off = { 0 };
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &off, t, false, true, true), STORM_ALLOW);
+}
+
 static void test_window_slides(void)
 {
 	struct storm_state st = { 0 };
@@ -219,6 +238,7 @@ int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_under_limit_allows),
+		TAP(test_unfreeable_holds),
 		TAP(test_window_slides),
 		TAP(test_no_limit_and_one),
 		TAP(test_hold_log_rate),
