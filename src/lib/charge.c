@@ -169,7 +169,8 @@ uint64_t sel_charge_mapped(const struct sel_charge *c)
  * processes map is at most the sum of their RssShmem (it counts each
  * page once per process that maps it, wherever it is charged), so
  *     mapped shmem kept = min(mapped shmem counted, sum of RssShmem)
- * leaves out nothing a kill in the entity could free. Only with every
+ * leaves out nothing a kill in the entity could free (the root entity's
+ * processes: those whose nearest memcg is the root). Only with every
  * process in the entity read and each one's RssShmem known (a line
  * missing, a deferred cgroup: nothing is taken out, the footprint stays
  * an upper bound and the plan reads the bodies of those that could
@@ -177,20 +178,25 @@ uint64_t sel_charge_mapped(const struct sel_charge *c)
  */
 void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate *e)
 {
-	if (!e->mapped_shmem || e->unchecked || e->bounded || e->fallback)
-		return;
+	if (!e->mapped_shmem || e->mapped_elsewhere || e->unchecked || e->bounded || e->fallback)
+		return; /* (once: a second call takes out nothing more) */
 	if (e->kind != CGOOM_KIND_LEAF && e->kind != CGOOM_KIND_TREE &&
-	    e->kind != CGOOM_KIND_UNATTRIBUTED)
+	    e->kind != CGOOM_KIND_UNATTRIBUTED && e->kind != CGOOM_KIND_ROOT)
 		return;
+	/* the root entity's processes are those whose nearest memcg is the
+	 * root (SPEC 5), not the whole tree's */
+	bool root = e->kind == CGOOM_KIND_ROOT;
 	size_t pos = (size_t)s->prepos[e->cgroup];
-	for (size_t k = pos; k == pos || sel_in_subtree(s, e->cgroup, k); k++)
-		if (s->cgroups[s->preorder[k]].deferred)
+	for (size_t k = pos; k == pos || sel_in_subtree(s, e->cgroup, k); k++) {
+		const struct cgoom_cgroup *c = &s->cgroups[s->preorder[k]];
+		if (c->deferred && (!root || c->memcg == 0))
 			return;
+	}
 	uint64_t mapped = 0;
 	int k;
 	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
 		const struct cgoom_process *p = &s->procs[k];
-		if (p->kthread)
+		if (p->kthread || (root && s->cgroups[p->cgroup].memcg != 0))
 			continue;
 		if (!p->rss_shmem_known)
 			return;

@@ -233,6 +233,8 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		}
 		root->footprint = sel_charge_footprint(&sys);
 		root->unmapped = sel_charge_unmapped(&sys);
+		root->mapped_shmem = sel_charge_mapped(&sys);
+		sel_shmem_elsewhere(s, root); /* before "> 0" is asked of it */
 		if (sys.unknown) {
 			/* a top-level memcg without a figure: what is left is no
 			 * measure of the root's own share (SPEC 4: a memcg's
