@@ -21,7 +21,9 @@
 #     trouble, and nothing grows: the guard holds from the first kill,
 #     says that memory no kill can free keeps the domain at its line
 #     (storm_hold with unfreeable_bytes), and all four live (before: two
-#     died each minute, as in 2).
+#     died each minute, as in 2). Then a grower starts beside them
+#     (the four are `avoid`): heading for the kernel's OOM, its kill goes
+#     through, before the kernel's.
 # vm-timeout: 400
 T=/mnt/fill
 # the tmpfs must go with the scenario, pass or fail: its pages would stay
@@ -123,6 +125,8 @@ event_log = $EV
 oom_policy = cgroup
 margin = 5%
 kill_storm = 2/1m
+[cgroup "/fill3/w*"]
+preference = avoid
 CONF
 cg_make /fill3 300M
 cg_enable /fill3 +memory
@@ -142,9 +146,10 @@ ev_lines storm_hold | head -n 1 > "$VM_TMP/hold3.json"
 [ "$nkill" = 0 ] || { daemon_stop; fail "3: $nkill kills, expected none (the tmpfs alone keeps /fill3 at its line)"; }
 [ -z "$died" ] || { daemon_stop; fail "3: died [$died] ($(labels_of $died)), expected none"; }
 # then something grows towards memory.max: heading for the kernel's OOM,
-# the guard must let the kill through (the grower's)
-cg_make /fill3/w5
-hog grow /fill3/w5 50 5
+# the guard must let the kill through (the grower's: the idle ones are
+# `avoid`, as the grower is no larger than they when that is seen)
+cg_make /fill3/grow
+hog grow /fill3/grow 50 5
 wait_event victim_exit 60 || { daemon_stop; fail "3: no kill of the grower within 60 s"; }
 sleep 2
 died=$(dead_hogs)
