@@ -123,8 +123,8 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
 				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
 	if (v->mapped_elsewhere >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "; %s of shmem that only processes outside it map is left out (no "
-				       "kill in it frees it)",
+		cgoom_strbuf_printf(b, "; %s of shmem none of its processes map is left out (no kill "
+				       "in it frees it)",
 				    cgoom_human_size(v->mapped_elsewhere, h1, sizeof(h1)));
 	if (d->scope >= 0)
 		cgoom_strbuf_printf(b, "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
@@ -192,7 +192,7 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 	if (c->unmapped)
 		cgoom_strbuf_printf(b, ", \"unmapped_shmem\": %" PRIu64, c->unmapped);
 	if (c->mapped_elsewhere)
-		cgoom_strbuf_printf(b, ", \"shmem_mapped_elsewhere\": %" PRIu64, c->mapped_elsewhere);
+		cgoom_strbuf_printf(b, ", \"shmem_not_mapped_by_it\": %" PRIu64, c->mapped_elsewhere);
 	if (c->bounded)
 		cgoom_strbuf_printf(b, ", \"bounded\": true");
 	else if (c->unchecked)
@@ -344,7 +344,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
 					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
 		if (c->mapped_elsewhere >= UNMAPPED_SHOWN)
-			cgoom_strbuf_printf(b, "  (%s of shmem mapped only outside it left out)",
+			cgoom_strbuf_printf(b, "  (%s of shmem none of its processes map left out)",
 					    cgoom_human_size(c->mapped_elsewhere, h1, sizeof(h1)));
 		if (c->why)
 			cgoom_strbuf_printf(b, "  passed over: %s", cgoom_why_text(c->why));
@@ -363,8 +363,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				       "no kill frees it)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
 	if (elsewhere >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that only processes outside "
-				       "their entities map: no kill in them frees it)\n",
+		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that none of their own "
+				       "processes map: no kill in them frees it)\n",
 				    cgoom_human_size(elsewhere, h1, sizeof(h1)));
 	/* what the domain holds beyond the candidates' share: tmpfs of
 	 * empty and removed cgroups (a writer gone, its cgroup removed),

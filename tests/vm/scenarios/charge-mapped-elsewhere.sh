@@ -8,7 +8,7 @@
 # count it (SPEC 4 "memory no kill can free"; RssShmem of its processes
 # caps it): the one kill is the grower's, the keeper and the mapper
 # live, the kernel kills nothing, and explain says what it left out
-# ("shmem_mapped_elsewhere"). Before, the keeper died first for the
+# ("shmem_not_mapped_by_it"). Before, the keeper died first for the
 # 200 MiB (/d/a ranked 205 MiB against the grower's 166).
 # vm-timeout: 200
 T=/mnt/mapped
@@ -36,10 +36,10 @@ echo "mapper $! /d/b 0" >> "$VM_TMP/hogs"
 hogs_wait 60
 say "/d/a: $(grep -E '^(anon|shmem|file_mapped) ' "$CG/d/a/memory.stat" | tr '\n' ' ')"
 cg_oom before --config "$CGOOM_CONF" explain /d --json
-grep -q '"shmem_mapped_elsewhere": [1-9]' "$VM_TMP/before.out" ||
-	fail "explain /d shows no shmem_mapped_elsewhere for /d/a"
+grep -q '"shmem_not_mapped_by_it": [1-9]' "$VM_TMP/before.out" ||
+	fail "explain /d shows no shmem_not_mapped_by_it for /d/a"
 cg_oom before-text --config "$CGOOM_CONF" explain /d
-grep -q 'shmem mapped only outside it left out' "$VM_TMP/before-text.out" ||
+grep -q 'shmem none of its processes map left out' "$VM_TMP/before-text.out" ||
 	fail "explain /d does not say that /d/a's shmem is mapped only outside it"
 daemon_start run
 trap 'daemon_stop; tmpfs_done' EXIT
