@@ -51,7 +51,7 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 {
 	struct domain *d = ev->d;
 	struct storm_state *st = &d->storm;
-	char why[512], w[32], a[32], b[32], c[32], e[32], last_buf[32];
+	char why[512], w[32], a[32], b[32], c[32], e[32], rate_buf[32];
 	unsigned recent = storm_recent(st, p, now);
 	uint64_t free_at = storm_free_at(st, p, now);
 	trigger_why(dm, ev, why, sizeof(why));
@@ -65,7 +65,7 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 			 "grows %s/s; no kernel OOM kill): no kill can take it out of trouble",
 			 hs(ev->s.cg.unfreeable, e, sizeof(e)), hs(d->params.margin, w, sizeof(w)),
 			 hs(ev->s.cg.max, a, sizeof(a)), hs(ev->level, b, sizeof(b)),
-			 hs(sg->headroom, c, sizeof(c)), hs(sg->rate, last_buf, sizeof(last_buf)));
+			 hs(sg->headroom, c, sizeof(c)), hs(sg->rate, rate_buf, sizeof(rate_buf)));
 	else if (!heading)
 		snprintf(reason, sizeof(reason),
 			 "the domain is not heading for the kernel's OOM (its memory in use %s, "
