@@ -55,14 +55,15 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 	unsigned recent = storm_recent(st, p, now);
 	uint64_t free_at = storm_free_at(st, p, now);
 	trigger_why(dm, ev, why, sizeof(why));
-	char reason[384];
+	char reason[512];
 	bool unfree = v == STORM_HOLD_UNFREEABLE;
 	if (unfree)
 		snprintf(reason, sizeof(reason),
 			 "memory no kill can free (%s of shmem and tmpfs no process maps, beyond the swap "
 			 "room) keeps the domain within %s of memory.max %s by itself, and the domain is "
 			 "not heading for the kernel's OOM (its memory in use %s, %s from the kernel's OOM, "
-			 "grows %s/s; no kernel OOM kill): no kill can take it out of trouble",
+			 "grows %s/s; no kernel OOM kill): no kill can take it out of trouble, unless "
+			 "a process holds some of it open as a deleted file or memfd",
 			 hs(ev->s.cg.unfreeable, e, sizeof(e)), hs(d->params.margin, w, sizeof(w)),
 			 hs(ev->s.cg.max, a, sizeof(a)), hs(ev->level, b, sizeof(b)),
 			 hs(sg->headroom, c, sizeof(c)), hs(sg->rate, rate_buf, sizeof(rate_buf)));

@@ -120,7 +120,8 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				       "chosen",
 				    s->cgroups[v->cgroup].path, s->cgroups[v->cgroup].path);
 	if (v->unmapped >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
+		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it, "
+				       "unless a process holds it open as a deleted file or memfd)",
 				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
 	if (v->mapped_elsewhere >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "; %s of shmem none of its processes map is left out (no kill "
@@ -360,7 +361,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				    bounded, bounded == 1 ? "y" : "ies");
 	if (unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
-				       "no kill frees it)\n",
+				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
 	if (elsewhere >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that none of their own "
@@ -373,8 +374,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	if (dom_unmapped >= UNMAPPED_SHOWN && dom_unmapped > unmapped &&
 	    dom_unmapped - unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (the domain holds %s of shmem and tmpfs no process maps, %s of it "
-				       "outside every footprint above (empty or removed cgroups): no kill "
-				       "frees it)\n",
+				       "in no footprint above (empty or removed cgroups, entities not read): "
+				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
 				    cgoom_human_size(dom_unmapped, h1, sizeof(h1)),
 				    cgoom_human_size(dom_unmapped - unmapped, h2, sizeof(h2)));
 	if (d->has_victim) {

@@ -258,7 +258,8 @@ static void test_cgroup_unreclaimable_says_unfreeable(void)
 	char why[512];
 	trigger_table[CGOOM_TRIGGER_UNRECLAIMABLE]->why(&ev, &cfg, why, sizeof(why));
 	CHECK(strstr(why, "unreclaimable 294.0 MiB (290.0 MiB of it shmem and tmpfs no process maps: no "
-			  "kill frees that) within 15.0 MiB of memory.max 300.0 MiB") != NULL);
+			  "kill frees that, unless a process holds it open as a deleted file or memfd) "
+			  "within 15.0 MiB of memory.max 300.0 MiB") != NULL);
 	struct cgoom_strbuf f = { 0 };
 	trigger_table[CGOOM_TRIGGER_UNRECLAIMABLE]->fields(&ev, &f);
 	CHECK(f.buf && strstr(f.buf, "\"unfreeable\": 304087040") != NULL);
