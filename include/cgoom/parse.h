@@ -166,6 +166,8 @@ struct cgoom_pid_status {
 	uint32_t uid; /* real uid */
 	uint64_t vm_rss, vm_swap, vm_pte; /* bytes */
 	bool has_mm;                      /* a VmRSS line was present */
+	uint64_t rss_shmem;               /* bytes: RssShmem, the shmem it maps */
+	bool has_rss_shmem;               /* a RssShmem line was present */
 	int kthread;                      /* "Kthread:" line: 0/1, or -1 if absent */
 };
 int cgoom_parse_pid_status(const char *buf, size_t len, struct cgoom_pid_status *ret);

@@ -67,6 +67,10 @@ struct cgoom_candidate {
 	bool bounded;    /* holds a stat_deferred cgroup: footprint and score are upper bounds */
 	bool unchecked;  /* holds a deferred cgroup: eligible for all we know (processes not read) */
 	uint64_t unmapped; /* shmem no process maps, left out of footprint (SPEC 4) */
+	/* shmem the entity's memcgs hold that some process maps but none of
+	 * the entity's own: left out of footprint too (charge.c) */
+	uint64_t mapped_elsewhere;
+	uint64_t mapped_shmem; /* the mapped shmem its footprint counts (before that) */
 	int order;       /* pre-order walk position (root entity: after all) */
 	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };
@@ -187,6 +191,11 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
  * that is measured): cgoom_memcg_unmapped_shmem(). */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
 uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i);
+/* The same for a whole domain (its memory.stat is hierarchical; for the
+ * system, /proc/meminfo's Shmem - Mapped, capped at its anon LRU): the
+ * shmem and tmpfs no process maps that it holds, in candidates or in
+ * no candidate at all (empty and removed cgroups). 0 when not known. */
+uint64_t cgoom_domain_unmapped_shmem(const struct cgoom_snapshot *s, int domain);
 /* The same footprint from one parsed memory.stat and memory.swap.current
  * (a re-check that re-reads a kept fd: standby.c). */
 uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current);

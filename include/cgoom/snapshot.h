@@ -84,6 +84,11 @@ struct cgoom_process {
 	int cgroup; /* index of the cgroup it is attached to */
 	char comm[64];
 	uint64_t rss, swap, pte; /* bytes: VmRSS, VmSwap, VmPTE */
+	/* bytes: RssShmem, the shmem and tmpfs pages it maps (however
+	 * often, wherever charged); known when the line was there, or
+	 * when it has no address space (maps nothing) */
+	uint64_t rss_shmem;
+	bool rss_shmem_known;
 	int oom_score_adj;
 	uint64_t starttime; /* /proc/PID/stat field 22: identity against PID reuse */
 	uint32_t uid;

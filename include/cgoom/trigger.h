@@ -93,6 +93,9 @@ struct cgoom_cgroup_sample {
 	bool reclaim_valid;
 	struct cgoom_reclaim reclaim;
 	uint64_t swap_used, swap_room;
+	/* of unreclaimable, what no kill frees either: the unmapped shmem
+	 * beyond the swap room (valid with unreclaim_valid) */
+	uint64_t unfreeable;
 };
 
 /* ---- memory that cannot be reclaimed (memory.stat) ---- */
@@ -106,6 +109,10 @@ struct cgoom_cgroup_sample {
 struct cgoom_unreclaim {
 	uint64_t anon_lru;   /* swap-backed: reclaimable only into swap room */
 	uint64_t unevictable, kernel_stack, pagetables, slab_unreclaimable, sock;
+	/* of anon_lru, the shmem and tmpfs no process maps (no kill frees
+	 * it): min(max(0, shmem - file_mapped), anon_lru), SPEC 4's rule
+	 * (select.h); 0 without both keys */
+	uint64_t unmapped_shmem;
 };
 
 /* The fields above from a parsed memory.stat (cgoom_parse_memstat_keys);
@@ -174,6 +181,12 @@ bool cgoom_cgroup_max_fires(const struct cgoom_memevents *prev, const struct cgo
  * cache the cgroup also holds (page cache alone never fires). */
 bool cgoom_cgroup_unreclaimable_near(const struct cgoom_cgroup_sample *cur,
 				     const struct cgoom_cgroup_params *p);
+/* The same for cur->unfreeable alone: memory no kill can free keeps the
+ * domain within its margin by itself, so no kill, nor all of them, takes
+ * it out of the unreclaimable trigger (the kill-storm guard then holds
+ * from the first kill unless the domain heads for the kernel's OOM). */
+bool cgoom_cgroup_unfreeable_near(const struct cgoom_cgroup_sample *cur,
+				  const struct cgoom_cgroup_params *p);
 
 /* HIGH (guarded only): usage stays in the guard band while the
  * allocator keeps hitting memory.high. A check that sees memory.current +

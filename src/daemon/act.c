@@ -465,7 +465,8 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 		int kr = act_kill_from_standby(dm, d, sig, ev->t0, &t1);
 		out = act_outcome_of(true, false, true, false, kr);
 		if (out == ACT_KILL)
-			storm_kill_started(dm, d, level_before, t1, standby_promise(sb));
+			storm_kill_started(dm, d, level_before, t1,
+					   standby_promise_at(sb, d->system, level_before));
 	}
 	/* everything below runs after the signal */
 	report_trigger(dm, ev);

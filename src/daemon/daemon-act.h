@@ -112,6 +112,12 @@ bool standby_keep_off_approach(const struct standby *sb, uint64_t now);
 const struct cgoom_decision *standby_decision(const struct standby *sb);
 /* What a kill of its kill set promises to free (cgoom_kill_promise). */
 uint64_t standby_promise(const struct standby *sb);
+/* The same at the signal: with the victim entity's processes re-read at
+ * the crossing (standby-members.c, within the last second), what the
+ * kill set holds now, capped by the victim's footprint plus what the
+ * domain grew since the decision (storm_promise_now); else as decided.
+ * level_now: storm_level_before(). */
+uint64_t standby_promise_at(const struct standby *sb, bool system, uint64_t level_now);
 /* A victim with at least one verified target, pidfds open. */
 bool standby_ready(const struct standby *sb);
 /* The ranking as `explain` renders it: text, JSON, the reason. */

@@ -153,6 +153,7 @@ int domain_memstat(struct daemon *dm, struct domain *d, struct cgoom_cgroup_samp
 	}
 	s->swap_used = scur;
 	s->swap_room = room;
+	s->unfreeable = u.unmapped_shmem > room ? u.unmapped_shmem - room : 0;
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct standby {
 	int *pid_buf; /* for parsing cgroup.procs, preallocated */
 	size_t cap_pid_buf;
 	uint64_t members_due_us; /* the next members re-check on the way */
+	uint64_t members_read_us; /* when member_buf was last filled whole (0: never) */
 	size_t n_fds;            /* re-check fds held, counted in *fd_count (fd budget) */
 	size_t *fd_count;
 };
@@ -87,6 +88,7 @@ struct member_score {
 	int pid;
 	bool eligible;
 	int64_t score; /* oom_badness now */
+	uint64_t size; /* VmRSS + VmSwap + VmPTE now (0: exited, or no mm) */
 };
 /* Pure: P (victim_pid) is eligible and beats every other eligible
  * member (equal scores: the lower PID wins, as in the engine). */

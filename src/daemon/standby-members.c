@@ -46,6 +46,7 @@
 
 #include "standby-internal.h"
 #include "cgfs.h"
+#include "storm.h"
 
 #define MEMBERS_MAX_PROCS 64
 #define MEMBERS_MAX_CGROUPS 16
@@ -265,6 +266,7 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 	}
 	if (!targets_listed(sb))
 		return false;
+	sb->members_read_us = 0;
 	/* each one's badness now */
 	for (size_t i = 0; i < sb->n_members; i++) {
 		const struct member *m = &sb->members[i];
@@ -293,6 +295,8 @@ bool standby_members_ok(struct daemon *dm, struct standby *sb)
 					   .pte = st.vm_pte, .oom_score_adj = (int)adj };
 		o->eligible = true;
 		o->score = cgoom_badness(&p, sb->dec.domain_size);
+		o->size = storm_sat_add(storm_sat_add(st.vm_rss, st.vm_swap), st.vm_pte);
 	}
+	sb->members_read_us = cgfs_now_us(); /* every size is now's: the kill's promise (SPEC 6) */
 	return standby_members_lead(sb->member_buf, sb->n_members, sb->dec.victim_pid);
 }

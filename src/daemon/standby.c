@@ -41,6 +41,7 @@
 #include "cgoom/explain.h"
 #include "log.h"
 #include "standby-internal.h"
+#include "storm.h"
 
 #define STANDBY_MAX_AGE_US 5000000ULL
 /* The preparation thread's stack (ASan builds need about 3 times what
@@ -195,13 +196,22 @@ bool standby_rank_ok(struct daemon *dm, struct standby *sb)
 		return false;
 	const struct rank_fds *v = &sb->rank_fds[0];
 	size_t len;
+	struct cgoom_memstat m;
 	struct cgoom_unreclaim u;
 	uint64_t swap;
 	if (cgfs_reread(v->current_fd, dm->buf, sizeof(dm->buf), &len) < 0 ||
-	    cgoom_parse_unreclaim(dm->buf, len, &u) < 0 || reread_u64(dm, v->swap_fd, &swap) < 0)
+	    cgoom_parse_memstat_keys(dm->buf, len, &m) < 0 || cgoom_unreclaim_from_memstat(&m, &u) < 0 ||
+	    reread_u64(dm, v->swap_fd, &swap) < 0)
 		return false;
-	/* the footprint's own parts (SPEC 4), read now */
-	uint64_t fp = u.anon_lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
+	/* the footprint's own parts (SPEC 4), read now, as a lower bound:
+	 * without the shmem on the anon LRU, none of which the footprint
+	 * may count (charge.c: unmapped shmem, and mapped shmem that no
+	 * process of the entity maps, which only its processes tell). With
+	 * it, a victim that wrote a tmpfs file since the decision "led" by
+	 * pages no kill frees, past a rival that a full read ranks first */
+	uint64_t sh = (m.present & CGOOM_MEMSTAT_SHMEM) ? m.shmem : 0;
+	uint64_t lru = u.anon_lru > sh ? u.anon_lru - sh : 0;
+	uint64_t fp = lru + u.slab_unreclaimable + u.kernel_stack + u.sock + swap;
 	int64_t victim_now = (int64_t)(fp > INT64_MAX / 2 ? INT64_MAX / 2 : fp) + v->bias_term;
 	/* a rival's memory.stat, which a full read would rank it by, may
 	 * lead its memory.current by the kernel's unflushed stat deltas
@@ -273,6 +283,60 @@ const struct cgoom_decision *standby_decision(const struct standby *sb)
 uint64_t standby_promise(const struct standby *sb)
 {
 	return cgoom_kill_promise(&sb->snap, &sb->dec);
+}
+
+#define PROMISE_FRESH_US 1000000ULL /* members read this recently count as now */
+
+/* The domain's memory in use when the snapshot was taken, as
+ * storm_level_before() measures it now; false when not known. */
+static bool snap_level(const struct standby *sb, bool system, uint64_t *ret)
+{
+	const struct cgoom_snapshot *s = &sb->snap;
+	if (system) {
+		if (!s->meminfo_ok)
+			return false;
+		const struct cgoom_meminfo *mi = &s->meminfo;
+		uint64_t avail = (mi->present & CGOOM_MEMINFO_MEM_AVAILABLE) ? mi->mem_available : mi->mem_free;
+		*ret = (mi->mem_total > avail ? mi->mem_total - avail : 0) +
+		       (mi->swap_total > mi->swap_free ? mi->swap_total - mi->swap_free : 0);
+		return true;
+	}
+	int dom = sb->dec.domain;
+	if (dom < 0 || (size_t)dom >= s->n_cgroups || !s->cgroups[dom].current_ok || s->cgroups[dom].swap_bad)
+		return false;
+	*ret = storm_sat_add(s->cgroups[dom].current, s->cgroups[dom].swap_current);
+	return true;
+}
+
+uint64_t standby_promise_at(const struct standby *sb, bool system, uint64_t level_now)
+{
+	uint64_t then = standby_promise(sb);
+	const struct cgoom_decision *d = &sb->dec;
+	uint64_t level_then, now = cgfs_now_us();
+	if (!sb->members || !sb->members_read_us || now - sb->members_read_us > PROMISE_FRESH_US ||
+	    !d->has_victim || d->victim < 0 || (size_t)d->victim >= d->n_candidates ||
+	    !snap_level(sb, system, &level_then))
+		return then;
+	/* the kill set's sizes as the members re-check read them at the
+	 * crossing; a target outside the entity (a memory.oom.group scope
+	 * above it) as the snapshot saw it */
+	uint64_t sum = 0;
+	for (size_t i = 0; i < d->n_pids; i++) {
+		bool found = false;
+		for (size_t k = 0; k < sb->n_members && !found; k++)
+			if (sb->member_buf[k].pid == d->pids[i]) {
+				sum = storm_sat_add(sum, sb->member_buf[k].size);
+				found = true;
+			}
+		for (size_t k = 0; k < sb->snap.n_procs && !found; k++) {
+			const struct cgoom_process *p = &sb->snap.procs[k];
+			if (p->pid == d->pids[i]) {
+				sum = storm_sat_add(sum, storm_sat_add(storm_sat_add(p->rss, p->swap), p->pte));
+				found = true;
+			}
+		}
+	}
+	return storm_promise_now(sum, d->candidates[d->victim].footprint, level_then, level_now);
 }
 
 bool standby_ready(const struct standby *sb)

@@ -47,16 +47,27 @@ static const char *dur(uint64_t us, char *buf, size_t cap)
 
 static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 			const struct storm_signs *sg, const struct cgoom_storm *p, uint64_t now,
-			uint64_t n, bool heading, uint64_t promise, bool decided)
+			uint64_t n, bool heading, uint64_t promise, bool decided, enum storm_verdict v)
 {
 	struct domain *d = ev->d;
 	struct storm_state *st = &d->storm;
-	char why[512], w[32], a[32], b[32], c[32], e[32];
+	char why[512], w[32], a[32], b[32], c[32], e[32], rate_buf[32];
 	unsigned recent = storm_recent(st, p, now);
 	uint64_t free_at = storm_free_at(st, p, now);
 	trigger_why(dm, ev, why, sizeof(why));
-	char reason[256];
-	if (!heading)
+	char reason[512];
+	bool unfree = v == STORM_HOLD_UNFREEABLE;
+	if (unfree)
+		snprintf(reason, sizeof(reason),
+			 "memory no kill can free (%s of shmem and tmpfs no process maps, beyond the swap "
+			 "room) keeps the domain within %s of memory.max %s by itself, and the domain is "
+			 "not heading for the kernel's OOM (its memory in use %s, %s from the kernel's OOM, "
+			 "grows %s/s; no kernel OOM kill): no kill can take it out of trouble, unless "
+			 "a process holds some of it open as a deleted file or memfd",
+			 hs(ev->s.cg.unfreeable, e, sizeof(e)), hs(d->params.margin, w, sizeof(w)),
+			 hs(ev->s.cg.max, a, sizeof(a)), hs(ev->level, b, sizeof(b)),
+			 hs(sg->headroom, c, sizeof(c)), hs(sg->rate, rate_buf, sizeof(rate_buf)));
+	else if (!heading)
 		snprintf(reason, sizeof(reason),
 			 "the domain is not heading for the kernel's OOM (its memory in use %s, "
 			 "%s from the kernel's OOM, grows %s/s; no kernel OOM kill): a kill now frees "
@@ -70,21 +81,35 @@ static void report_hold(struct daemon *dm, const struct trigger_event *ev,
 	if (st->last_expected || st->last_freed)
 		snprintf(last, sizeof(last), "; the last kill freed %s of the %s it promised",
 			 hs(st->last_freed, a, sizeof(a)), hs(st->last_expected, e, sizeof(e)));
-	log_warning("%s: kill-storm guard holds back: %u kills in the last %s (kill_storm = %u/%s) "
-		    "and %s%s; trigger %s: %s; %llu trigger%s held back%s; next kill allowed in %llu s",
-		    d->path, recent, dur(p->window_us, w, sizeof(w)), p->kills, w, reason, last,
-		    cgoom_trigger_name(ev->kind), why, (unsigned long long)n, n == 1 ? "" : "s",
-		    n == 1 ? "" : " since the last line",
-		    (unsigned long long)((free_at > now ? free_at - now : 0) + 999999) / 1000000);
+	if (unfree)
+		log_warning("%s: kill-storm guard holds back: %s (%u kills in the last %s)%s; trigger %s: "
+			    "%s; %llu trigger%s held back%s; a kill comes once the domain grows towards "
+			    "memory.max",
+			    d->path, reason, recent, dur(p->window_us, w, sizeof(w)), last,
+			    cgoom_trigger_name(ev->kind), why, (unsigned long long)n, n == 1 ? "" : "s",
+			    n == 1 ? "" : " since the last line");
+	else
+		log_warning("%s: kill-storm guard holds back: %u kills in the last %s (kill_storm = %u/%s) "
+			    "and %s%s; trigger %s: %s; %llu trigger%s held back%s; next kill allowed in %llu s",
+			    d->path, recent, dur(p->window_us, w, sizeof(w)), p->kills, w, reason, last,
+			    cgoom_trigger_name(ev->kind), why, (unsigned long long)n, n == 1 ? "" : "s",
+			    n == 1 ? "" : " since the last line",
+			    (unsigned long long)((free_at > now ? free_at - now : 0) + 999999) / 1000000);
+	if (unfree)
+		free_at = now;
 	struct cgoom_strbuf f = { 0 };
 	domain_field(&f, d);
 	cgoom_strbuf_printf(&f, ", \"kind\": \"%s\", \"recent_kills\": %u, \"limit\": %u, "
 				"\"window_ms\": %llu, \"heading\": %s, \"decided\": %s, \"held\": %llu, "
-				"\"next_kill_in_ms\": %llu, \"why\": ",
+				"\"next_kill_in_ms\": %llu",
 			    cgoom_trigger_name(ev->kind), recent, p->kills,
 			    (unsigned long long)(p->window_us / 1000), heading ? "true" : "false",
 			    decided ? "true" : "false", (unsigned long long)n,
 			    (unsigned long long)((free_at > now ? free_at - now : 0) / 1000));
+	if (unfree)
+		cgoom_strbuf_printf(&f, ", \"unfreeable_bytes\": %llu",
+				    (unsigned long long)ev->s.cg.unfreeable);
+	cgoom_strbuf_printf(&f, ", \"why\": ");
 	cgoom_strbuf_json_string(&f, reason);
 	event_emit(dm, "storm_hold", &f);
 	cgoom_strbuf_free(&f);
@@ -125,13 +150,21 @@ bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct 
 	bool frees = sb ? promise > 0 : true;
 	struct storm_signs sg = { 0 };
 	bool heading = false;
+	/* memory no kill can free keeps the unreclaimable trigger by itself */
+	bool unfreeable = !d->system && ev->kind == CGOOM_TRIGGER_UNRECLAIMABLE &&
+			  cgoom_cgroup_unfreeable_near(&ev->s.cg, &d->params);
 	enum storm_verdict v = storm_check(&d->storm, &p, now, heading, frees);
-	if (v != STORM_ALLOW) {
-		/* over the limit: where the domain is going (a read of its
-		 * swap, so only here, not on every kill's way) */
+	if (v != STORM_ALLOW || unfreeable) {
+		/* over the limit, or no kill can help: where the domain is
+		 * going (a read of its swap, so only here, not on every kill's
+		 * way) */
 		signs_of(dm, ev, now, &sg);
 		heading = storm_heading(&sg, storm_horizon(p.window_us));
-		v = storm_check(&d->storm, &p, now, heading, frees);
+		if (sb) {
+			promise = standby_promise_at(sb, d->system, storm_level_before(dm, ev));
+			frees = promise > 0;
+		}
+		v = storm_check_unfreeable(&d->storm, &p, now, heading, frees, unfreeable);
 	}
 	if (v == STORM_ALLOW) {
 		storm_release(&d->storm);
@@ -155,7 +188,7 @@ bool storm_gate(struct daemon *dm, const struct trigger_event *ev, const struct 
 	metrics_storm_hold(dm, d->path);
 	d->cooldown_until_us = now + HOLD_RECHECK_US;
 	if (n)
-		report_hold(dm, ev, &sg, &p, now, n, heading, promise, sb != NULL);
+		report_hold(dm, ev, &sg, &p, now, n, heading, promise, sb != NULL, v);
 	return true;
 }
 

@@ -30,6 +30,14 @@ enum storm_verdict storm_check(const struct storm_state *st, const struct cgoom_
 	return heading && frees ? STORM_ALLOW_HEADING : STORM_HOLD;
 }
 
+enum storm_verdict storm_check_unfreeable(const struct storm_state *st, const struct cgoom_storm *p,
+					  uint64_t now, bool heading, bool frees, bool unfreeable)
+{
+	if (unfreeable && !heading && p->kills != 0)
+		return STORM_HOLD_UNFREEABLE;
+	return storm_check(st, p, now, heading, frees);
+}
+
 uint64_t storm_free_at(const struct storm_state *st, const struct cgoom_storm *p, uint64_t now)
 {
 	if (p->kills == 0 || storm_recent(st, p, now) < p->kills)
@@ -101,6 +109,14 @@ bool storm_heading(const struct storm_signs *s, uint64_t horizon_us)
 uint64_t storm_horizon(uint64_t window_us)
 {
 	return window_us < STORM_HORIZON_MAX_US ? window_us : STORM_HORIZON_MAX_US;
+}
+
+uint64_t storm_promise_now(uint64_t sizes_now, uint64_t footprint_then, uint64_t level_then,
+			   uint64_t level_now)
+{
+	uint64_t grew = level_now > level_then ? level_now - level_then : 0;
+	uint64_t fp = storm_sat_add(footprint_then, grew);
+	return sizes_now < fp ? sizes_now : fp;
 }
 
 uint64_t storm_freed(uint64_t before, uint64_t after)

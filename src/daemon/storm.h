@@ -47,6 +47,8 @@ enum storm_verdict {
 	STORM_ALLOW,         /* under the limit (or no limit) */
 	STORM_ALLOW_HEADING, /* over the limit, but heading for OOM and a kill frees memory */
 	STORM_HOLD,          /* over the limit: hold back */
+	STORM_HOLD_UNFREEABLE, /* memory no kill can free holds the domain at its
+				* line by itself, and it is not heading for OOM */
 };
 
 /* Kills recorded within the window that ends at now (the window is
@@ -58,6 +60,17 @@ unsigned storm_recent(const struct storm_state *st, const struct cgoom_storm *p,
  * before the decision holds only when not heading). */
 enum storm_verdict storm_check(const struct storm_state *st, const struct cgoom_storm *p,
 			       uint64_t now, bool heading, bool frees);
+
+/* The same, for a domain where memory no kill can free (unmapped shmem
+ * and tmpfs beyond the swap room) alone keeps the trigger's condition:
+ * unless it heads for the kernel's OOM, no kill can take it out of
+ * trouble, and none is let through, under the limit too (tests/vm
+ * tmpfs-filler: 288 MiB of tmpfs in a 300M domain, a margin of 15 MiB,
+ * cost two of four idle processes each minute, and a respawning service
+ * three kills a minute for ever). Heading, the limit rules as ever;
+ * kill_storm = no turns this off with the rest of the guard. */
+enum storm_verdict storm_check_unfreeable(const struct storm_state *st, const struct cgoom_storm *p,
+					  uint64_t now, bool heading, bool frees, bool unfreeable);
 
 /* When a kill stops counting towards the limit again: the time the
  * oldest of the last `kills` kills leaves the window; now when under
@@ -123,6 +136,23 @@ uint64_t storm_horizon(uint64_t window_us);
 #define STORM_GROWTH_SPAN_US (2 * 1000000ULL)
 uint64_t storm_growth(const struct storm_state *st, uint64_t level, uint64_t now, uint64_t noise,
 		      uint64_t measured);
+
+static inline uint64_t storm_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* A kill's promise at the signal from a decision made earlier (a
+ * standby): what the kill set holds now (its VmRSS + VmSwap + VmPTE,
+ * read at the crossing), but no more than the victim's footprint when
+ * decided plus what the domain's memory in use grew since (the
+ * standby's own growth argument: the entity grew by no more than the
+ * domain did, unless something else shrank meanwhile). The promise of
+ * the decision alone was the victim's size when the standby was made:
+ * a respawned service killed at its line 2 s after it started promised
+ * 1-9 MiB and freed 80 (tests/vm charge-respawn). */
+uint64_t storm_promise_now(uint64_t sizes_now, uint64_t footprint_then, uint64_t level_then,
+			   uint64_t level_now);
 
 /* Bytes freed between two readings of memory in use (0 if it grew). */
 uint64_t storm_freed(uint64_t before, uint64_t after);

@@ -35,10 +35,15 @@ static bool confirm(const struct domain *d, const struct trigger_event *ev,
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
 	(void)cfg;
-	char a[32], b[32], c[32], m[32];
+	char a[32], b[32], c[32], m[32], u[32], part[192] = "";
 	const struct cgoom_cgroup_sample *s = &ev->s.cg;
-	snprintf(buf, cap, "unreclaimable %s within %s of memory.max %s (memory.current %s)",
-		 trigger_size(s->unreclaimable, a, sizeof(a)),
+	/* memory no kill can free, said where it is a good part of it */
+	if (s->unfreeable >= (1u << 20))
+		snprintf(part, sizeof(part), " (%s of it shmem and tmpfs no process maps: no kill frees that, "
+			 "unless a process holds it open as a deleted file or memfd)",
+			 trigger_size(s->unfreeable, u, sizeof(u)));
+	snprintf(buf, cap, "unreclaimable %s%s within %s of memory.max %s (memory.current %s)",
+		 trigger_size(s->unreclaimable, a, sizeof(a)), part,
 		 trigger_size(ev->d->params.margin, m, sizeof(m)), trigger_size(s->max, b, sizeof(b)),
 		 trigger_size(s->current, c, sizeof(c)));
 }

@@ -102,11 +102,13 @@ void trigger_fields_cgroup(const struct trigger_event *ev, struct cgoom_strbuf *
 {
 	const struct cgoom_cgroup_sample *s = &ev->s.cg;
 	cgoom_strbuf_printf(f, "\"current\": %llu, \"max\": %llu, \"high\": %lld, \"unreclaimable\": %lld, "
+			       "\"unfreeable\": %lld, "
 			       "\"events\": {\"high\": %llu, \"max\": %llu, \"oom\": %llu, "
 			       "\"oom_kill\": %llu}, \"psi_stall_us\": %llu",
 			    (unsigned long long)s->current, (unsigned long long)s->max,
 			    s->high == UINT64_MAX ? -1LL : (long long)s->high,
 			    s->unreclaim_valid ? (long long)s->unreclaimable : -1LL,
+			    s->unreclaim_valid ? (long long)s->unfreeable : -1LL,
 			    (unsigned long long)s->ev.high, (unsigned long long)s->ev.max,
 			    (unsigned long long)s->ev.oom, (unsigned long long)s->ev.oom_kill,
 			    (unsigned long long)ev->s.psi_stall_us);

@@ -41,6 +41,8 @@
  *    would take it off (the root, a parked charge) is one either. A memcg known only by its bound keeps its bound: the rule
  *    only takes away, so the bound stays an upper bound, and the exact
  *    figure comes with memory.stat when the plan reads it.
+ *  - Mapped shmem that only processes outside the entity map: see
+ *    sel_shmem_elsewhere() (RssShmem, read where the processes are).
  *  - A remainder (the root's own share, a delegation root's parked
  *    charge) applies the rule to the remainder of each counter, not to
  *    the difference of footprints: max() does not distribute, and one
@@ -148,6 +150,65 @@ uint64_t sel_charge_unmapped(const struct sel_charge *c)
 	return u > 0 ? (uint64_t)u : 0;
 }
 
+uint64_t sel_charge_mapped(const struct sel_charge *c)
+{
+	if (!c->shmem_known || c->bounded)
+		return 0;
+	int64_t sh = c->shmem < c->lru ? c->shmem : c->lru;
+	int64_t m = sel_add_s(sh, -(int64_t)sel_charge_unmapped(c));
+	return m > 0 ? (uint64_t)m : 0;
+}
+
+/*
+ * Shmem mapped only outside the entity. file_mapped counts a page where
+ * it is charged, whoever maps it: a tmpfs file written from cgroup A and
+ * mapped by a process in cgroup B is "mapped" in A's memory.stat, and
+ * A's footprint counted it, though no death in A frees it (tests/vm
+ * charge-mapped-elsewhere: A's 5 MiB keeper died first for 200 MiB that
+ * B maps, while a 186 MiB grower lived on). What the entity's own
+ * processes map is at most the sum of their RssShmem (it counts each
+ * page once per process that maps it, wherever it is charged), so
+ *     mapped shmem kept = min(mapped shmem counted, sum of RssShmem)
+ * leaves out nothing a kill in the entity could free (the root entity's
+ * processes: those whose nearest memcg is the root). Only with every
+ * process in the entity read and each one's RssShmem known (a line
+ * missing, a deferred cgroup: nothing is taken out, the footprint stays
+ * an upper bound and the plan reads the bodies of those that could
+ * lead). The kept part remains what oom_badness would count too.
+ */
+void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate *e)
+{
+	if (!e->mapped_shmem || e->mapped_elsewhere || e->unchecked || e->bounded || e->fallback)
+		return; /* (once: a second call takes out nothing more) */
+	if (e->kind != CGOOM_KIND_LEAF && e->kind != CGOOM_KIND_TREE &&
+	    e->kind != CGOOM_KIND_UNATTRIBUTED && e->kind != CGOOM_KIND_ROOT)
+		return;
+	/* the root entity's processes are those whose nearest memcg is the
+	 * root (SPEC 5), not the whole tree's */
+	bool root = e->kind == CGOOM_KIND_ROOT;
+	size_t pos = (size_t)s->prepos[e->cgroup];
+	for (size_t k = pos; k == pos || sel_in_subtree(s, e->cgroup, k); k++) {
+		const struct cgoom_cgroup *c = &s->cgroups[s->preorder[k]];
+		if (c->deferred && (!root || c->memcg == 0))
+			return;
+	}
+	uint64_t mapped = 0;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (p->kthread || (root && s->cgroups[p->cgroup].memcg != 0))
+			continue;
+		if (!p->rss_shmem_known)
+			return;
+		mapped = sel_add(mapped, p->rss_shmem);
+	}
+	if (mapped >= e->mapped_shmem)
+		return;
+	uint64_t out = e->mapped_shmem - mapped;
+	e->mapped_elsewhere = out;
+	e->footprint = e->footprint > out ? e->footprint - out : 0;
+}
+
 uint64_t sel_charge_footprint(const struct sel_charge *c)
 {
 	int64_t f = sel_add_s(c->raw, -(int64_t)sel_charge_unmapped(c));
@@ -167,6 +228,25 @@ uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i)
 {
 	struct sel_charge v;
 	sel_charge_of(s, i, &v);
+	return sel_charge_unmapped(&v);
+}
+
+uint64_t cgoom_domain_unmapped_shmem(const struct cgoom_snapshot *s, int domain)
+{
+	if (domain < 0 || (size_t)domain >= s->n_cgroups)
+		return 0;
+	if (domain != 0 || cgoom_root_is_cgroup(s))
+		return cgoom_memcg_unmapped_shmem(s, domain);
+	if (!s->meminfo_ok)
+		return 0;
+	const struct cgoom_meminfo *mi = &s->meminfo;
+	struct sel_charge v = {
+		.lru = s64(sel_add(mi->active_anon, mi->inactive_anon)),
+		.shmem = s64(mi->shmem),
+		.mapped = s64(mi->mapped),
+		.shmem_known = (mi->present & (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED)) ==
+			       (CGOOM_MEMINFO_SHMEM | CGOOM_MEMINFO_MAPPED),
+	};
 	return sel_charge_unmapped(&v);
 }
 
@@ -282,6 +362,7 @@ void sel_parked(const struct cgoom_snapshot *s, const struct cgoom_settings *set
 	p.fallback |= rem.fallback;
 	p.unknown = rem.unknown;
 	p.unmapped = sel_charge_unmapped(&rem);
+	p.mapped = sel_charge_mapped(&rem);
 	p.footprint = sel_charge_footprint(&rem);
 	*ret = p;
 }

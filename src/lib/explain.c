@@ -120,8 +120,13 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				       "chosen",
 				    s->cgroups[v->cgroup].path, s->cgroups[v->cgroup].path);
 	if (v->unmapped >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it)",
+		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it, "
+				       "unless a process holds it open as a deleted file or memfd)",
 				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
+	if (v->mapped_elsewhere >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "; %s of shmem none of its processes map is left out (no kill "
+				       "in it frees it)",
+				    cgoom_human_size(v->mapped_elsewhere, h1, sizeof(h1)));
 	if (d->scope >= 0)
 		cgoom_strbuf_printf(b, "; memory.oom.group=1 on %s: killing its %zu eligible processes%s",
 				    s->cgroups[d->scope].path, d->n_pids,
@@ -187,6 +192,8 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_printf(b, ", \"fallback\": true");
 	if (c->unmapped)
 		cgoom_strbuf_printf(b, ", \"unmapped_shmem\": %" PRIu64, c->unmapped);
+	if (c->mapped_elsewhere)
+		cgoom_strbuf_printf(b, ", \"shmem_not_mapped_by_it\": %" PRIu64, c->mapped_elsewhere);
 	if (c->bounded)
 		cgoom_strbuf_printf(b, ", \"bounded\": true");
 	else if (c->unchecked)
@@ -248,6 +255,9 @@ void cgoom_explain_json(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	}
 	if (d->inflight)
 		cgoom_strbuf_printf(b, ", \"inflight\": %d", d->inflight_pid);
+	uint64_t dom_unmapped = cgoom_domain_unmapped_shmem(s, d->domain);
+	if (dom_unmapped)
+		cgoom_strbuf_printf(b, ", \"domain_unmapped_shmem\": %" PRIu64, dom_unmapped);
 	cgoom_strbuf_printf(b, ", \"reason\": ");
 	struct cgoom_strbuf reason = { 0 };
 	cgoom_explain_reason(&reason, s, d);
@@ -291,7 +301,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
 	int rank = 0;
 	size_t bounded = 0;
-	uint64_t unmapped = 0;
+	uint64_t unmapped = 0, elsewhere = 0;
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		const struct cgoom_candidate *c = &d->candidates[i];
 		bounded += c->bounded;
@@ -311,6 +321,8 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		cgoom_strbuf_printf(b, "%c %4s %-*s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
 				    kw, cgoom_kind_name(c->kind));
 		unmapped = unmapped + c->unmapped < unmapped ? UINT64_MAX : unmapped + c->unmapped;
+		elsewhere = elsewhere + c->mapped_elsewhere < elsewhere ? UINT64_MAX
+									: elsewhere + c->mapped_elsewhere;
 		struct cgoom_strbuf path = { 0 };
 		cgoom_strbuf_escaped(&path, s->cgroups[c->cgroup].path);
 		char fp[40];
@@ -332,6 +344,9 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 		if (c->unmapped >= UNMAPPED_SHOWN)
 			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
 					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
+		if (c->mapped_elsewhere >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of shmem none of its processes map left out)",
+					    cgoom_human_size(c->mapped_elsewhere, h1, sizeof(h1)));
 		if (c->why)
 			cgoom_strbuf_printf(b, "  passed over: %s", cgoom_why_text(c->why));
 		cgoom_strbuf_printf(b, "\n");
@@ -346,8 +361,23 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				    bounded, bounded == 1 ? "y" : "ies");
 	if (unmapped >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
-				       "no kill frees it)\n",
+				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
+	if (elsewhere >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that none of their own "
+				       "processes map: no kill in them frees it)\n",
+				    cgoom_human_size(elsewhere, h1, sizeof(h1)));
+	/* what the domain holds beyond the candidates' share: tmpfs of
+	 * empty and removed cgroups (a writer gone, its cgroup removed),
+	 * which no ranking line shows and no kill frees */
+	uint64_t dom_unmapped = cgoom_domain_unmapped_shmem(s, d->domain);
+	if (dom_unmapped >= UNMAPPED_SHOWN && dom_unmapped > unmapped &&
+	    dom_unmapped - unmapped >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (the domain holds %s of shmem and tmpfs no process maps, %s of it "
+				       "in no footprint above (empty or removed cgroups, entities not read): "
+				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
+				    cgoom_human_size(dom_unmapped, h1, sizeof(h1)),
+				    cgoom_human_size(dom_unmapped - unmapped, h2, sizeof(h2)));
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");

@@ -384,6 +384,7 @@ enum {
 	ST_VMSWAP = 1u << 7,
 	ST_VMPTE = 1u << 8,
 	ST_KTHREAD = 1u << 9,
+	ST_RSSSHMEM = 1u << 10,
 };
 
 static const struct {
@@ -393,7 +394,7 @@ static const struct {
 	{ "Name", ST_NAME },   { "State", ST_STATE }, { "Tgid", ST_TGID },
 	{ "Pid", ST_PID },     { "PPid", ST_PPID },   { "Uid", ST_UID },
 	{ "VmRSS", ST_VMRSS }, { "VmSwap", ST_VMSWAP }, { "VmPTE", ST_VMPTE },
-	{ "Kthread", ST_KTHREAD },
+	{ "Kthread", ST_KTHREAD }, { "RssShmem", ST_RSSSHMEM },
 };
 
 static int parse_status_field(unsigned bit, const char *val, size_t n,
@@ -446,10 +447,14 @@ static int parse_status_field(unsigned bit, const char *val, size_t n,
 	case ST_VMRSS:
 	case ST_VMSWAP:
 	case ST_VMPTE:
+	case ST_RSSSHMEM:
 		r = parse_kb_value(val, n, true, &v);
 		if (r < 0)
 			return r;
-		*(bit == ST_VMRSS ? &st->vm_rss : bit == ST_VMSWAP ? &st->vm_swap : &st->vm_pte) = v;
+		*(bit == ST_VMRSS    ? &st->vm_rss
+		  : bit == ST_VMSWAP ? &st->vm_swap
+		  : bit == ST_VMPTE  ? &st->vm_pte
+				     : &st->rss_shmem) = v;
 		return 0;
 	case ST_KTHREAD:
 		trim_blanks(&val, &n);
@@ -496,6 +501,7 @@ int cgoom_parse_pid_status(const char *buf, size_t len, struct cgoom_pid_status 
 	if ((seen & (ST_NAME | ST_STATE | ST_TGID)) != (ST_NAME | ST_STATE | ST_TGID))
 		return -ENOENT;
 	st.has_mm = (seen & ST_VMRSS) != 0;
+	st.has_rss_shmem = (seen & ST_RSSSHMEM) != 0;
 	*ret = st;
 	return 0;
 }

@@ -8,10 +8,11 @@
  */
 #include "lib/select-internal.h"
 
-static void finish_entity(const struct cgoom_settings *set, struct cgoom_decision *d,
-			  struct cgoom_candidate *e, int eligible_leaves)
+static void finish_entity(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			  struct cgoom_decision *d, struct cgoom_candidate *e, int eligible_leaves)
 {
 	const struct cgoom_cgroup_settings *g = &set->cgroups[e->cgroup];
+	sel_shmem_elsewhere(s, e);
 	e->pref = (enum cgoom_pref)g->pref.value;
 	e->bias = g->bias.value;
 	e->score = sel_add_s(sel_s64(e->footprint), sel_mul_s(e->bias, sel_s64(d->domain_size / 1000)));
@@ -73,12 +74,13 @@ static void close_roots(const struct cgoom_snapshot *s, const struct cgoom_setti
 		e->order = (*order)++;
 		e->footprint = p.footprint;
 		e->unmapped = p.unmapped;
+		e->mapped_shmem = p.mapped;
 		e->bounded = p.bounded;
 		e->unchecked = p.unchecked;
 		e->fallback = p.fallback;
 		if (p.unknown)
 			e->why = CGOOM_WHY_NO_FOOTPRINT;
-		finish_entity(set, d, e, p.eligible ? 1 : 0);
+		finish_entity(s, set, d, e, p.eligible ? 1 : 0);
 	}
 }
 
@@ -104,7 +106,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		bool skip = c->has_memcg_children && set->cgroups[m].policy.value != CGOOM_POLICY_TREE;
 		if (!skip && (!group || !cgoom_snapshot_is_under(s, m, group->cgroup))) {
 			if (group)
-				finish_entity(set, d, group, group_eligible);
+				finish_entity(s, set, d, group, group_eligible);
 			group = sel_add_candidate(d);
 			group->kind = c->has_memcg_children ? CGOOM_KIND_TREE : CGOOM_KIND_LEAF;
 			group->cgroup = m;
@@ -120,6 +122,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 			sel_parked(s, set, m, false, &p);
 			group->footprint = sel_add(group->footprint, p.footprint);
 			group->unmapped = sel_add(group->unmapped, p.unmapped);
+			group->mapped_shmem = sel_add(group->mapped_shmem, p.mapped);
 			group->bounded |= p.bounded;
 			group->unchecked |= p.unchecked;
 			group->fallback |= p.fallback;
@@ -136,6 +139,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		sel_charge_of(s, m, &ch);
 		group->footprint = sel_add(group->footprint, sel_charge_footprint(&ch));
 		group->unmapped = sel_add(group->unmapped, sel_charge_unmapped(&ch));
+		group->mapped_shmem = sel_add(group->mapped_shmem, sel_charge_mapped(&ch));
 		group->fallback |= ch.fallback;
 		if (ch.unknown)
 			group->why = CGOOM_WHY_NO_FOOTPRINT; /* the entity's sum too */
@@ -145,7 +149,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 	}
 	close_roots(s, set, d, prev, -1, &order);
 	if (group)
-		finish_entity(set, d, group, group_eligible);
+		finish_entity(s, set, d, group, group_eligible);
 
 	/* Drop entities that never had a member at all: an empty leaf is
 	 * not worth a line; one whose members are all protected is kept
@@ -229,6 +233,8 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 		}
 		root->footprint = sel_charge_footprint(&sys);
 		root->unmapped = sel_charge_unmapped(&sys);
+		root->mapped_shmem = sel_charge_mapped(&sys);
+		sel_shmem_elsewhere(s, root); /* before "> 0" is asked of it */
 		if (sys.unknown) {
 			/* a top-level memcg without a figure: what is left is no
 			 * measure of the root's own share (SPEC 4: a memcg's
@@ -240,7 +246,7 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 			eligible = false;
 		}
 	}
-	finish_entity(set, d, root, eligible ? 1 : 0);
+	finish_entity(s, set, d, root, eligible ? 1 : 0);
 	if (!any && !root->eligible)
 		d->n_candidates--; /* nothing attached to the root at all */
 }

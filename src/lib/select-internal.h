@@ -86,6 +86,14 @@ void sel_charge_sub(struct sel_charge *a, const struct sel_charge *b);
 uint64_t sel_charge_unmapped(const struct sel_charge *c);
 /* raw minus that, floored at 0. */
 uint64_t sel_charge_footprint(const struct sel_charge *c);
+/* The shmem the footprint still counts (some process maps it): 0 when
+ * that cannot be told (shmem or file_mapped missing, a bound). */
+uint64_t sel_charge_mapped(const struct sel_charge *c);
+/* Entity e (leaf, tree, unattributed) with every process in it read:
+ * the mapped shmem its footprint counts beyond all that its own
+ * processes map (their RssShmem) is taken out of its footprint into
+ * mapped_elsewhere (charge.c). */
+void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate *e);
 
 /* Does memcg m have an eligible member (*ret_any: any process but
  * kernel threads)? Members are processes attached to m or to non-memcg
@@ -97,6 +105,7 @@ bool sel_memcg_members(const struct cgoom_snapshot *s, const struct cgoom_settin
 struct sel_parked {
 	uint64_t footprint; /* what no memcg holding processes inside r accounts for */
 	uint64_t unmapped;  /* shmem no process maps, left out of it */
+	uint64_t mapped;    /* mapped shmem it counts (sel_charge_mapped) */
 	bool bounded;       /* an upper bound: some memcg inside is deferred */
 	bool unchecked;     /* processes inside not all read */
 	bool fallback;      /* an unreadable memory.stat went into it */

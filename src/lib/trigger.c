@@ -88,6 +88,12 @@ bool cgoom_cgroup_unreclaimable_near(const struct cgoom_cgroup_sample *cur,
 	return cur->unreclaim_valid && within(cur->unreclaimable, p->margin, cur->max);
 }
 
+bool cgoom_cgroup_unfreeable_near(const struct cgoom_cgroup_sample *cur,
+				  const struct cgoom_cgroup_params *p)
+{
+	return cur->unreclaim_valid && within(cur->unfreeable, p->margin, cur->max);
+}
+
 bool cgoom_cgroup_at_limit(const struct cgoom_cgroup_sample *cur, const struct cgoom_cgroup_params *p)
 {
 	if (within(cur->current, p->margin, cur->max))
@@ -162,6 +168,12 @@ int cgoom_unreclaim_from_memstat(const struct cgoom_memstat *m, struct cgoom_unr
 	u.pagetables = m->pagetables;
 	u.slab_unreclaimable = m->slab_unreclaimable;
 	u.sock = m->sock;
+	const unsigned sh = CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED;
+	if ((m->present & sh) == sh && m->shmem > m->file_mapped) {
+		u.unmapped_shmem = m->shmem - m->file_mapped;
+		if (u.unmapped_shmem > u.anon_lru)
+			u.unmapped_shmem = u.anon_lru;
+	}
 	*ret = u;
 	return 0;
 }

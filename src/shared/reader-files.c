@@ -475,6 +475,8 @@ static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_pro
 	p.rss = pst.vm_rss;
 	p.swap = pst.vm_swap;
 	p.pte = pst.vm_pte;
+	p.rss_shmem = pst.rss_shmem;
+	p.rss_shmem_known = pst.has_rss_shmem || !pst.has_mm;
 	p.oom_score_adj = (int)adj;
 	p.starttime = ps.starttime;
 	p.uid = pst.uid;

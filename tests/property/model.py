@@ -244,6 +244,9 @@ class Tree:
             v = kv.get(k)
             return int(v.split()[0]) * KiB if v else 0
         p.rss, p.swap, p.pte = kb("VmRSS"), kb("VmSwap"), kb("VmPTE")
+        # RssShmem: the shmem it maps; None when the line is missing (a
+        # process without an address space maps nothing)
+        p.rss_shmem = kb("RssShmem") if "RssShmem" in kv else (0 if "VmRSS" not in kv else None)
         adj = _readint(os.path.join(d, "oom_score_adj"))
         p.adj = adj if isinstance(adj, int) else 0
         return p
@@ -432,6 +435,32 @@ class Tree:
         return max(0, ch["raw"] - un), un
 
     @staticmethod
+    def kept(ch):
+        """the mapped shmem the footprint still counts: the shmem on the
+        anon LRU less what net() left out; 0 when unknown"""
+        if ch["shmem"] is None or ch["mapped"] is None or ch["fallback"]:
+            return 0
+        un = max(0, min(ch["shmem"] - ch["mapped"], ch["lru"]))
+        return max(0, min(ch["shmem"], ch["lru"]) - un)
+
+    def cap_elsewhere(self, fp, kept, fallback, pids):
+        """SPEC 4 (doc/SPEC.md 10): of the mapped shmem an entity's footprint
+        counts, no more than its own processes map (the sum of their
+        RssShmem); nothing when one of them has no RssShmem line, or the
+        entity holds a fallback figure"""
+        if kept <= 0 or fallback:
+            return fp
+        tot = 0
+        for pid in pids:
+            p = self.procs[pid]
+            if p.kthread:
+                continue
+            if p.rss_shmem is None:
+                return fp
+            tot += p.rss_shmem
+        return max(0, fp - max(0, kept - tot))
+
+    @staticmethod
     def minus(a, b):
         out = {"raw": a["raw"] - b["raw"], "lru": a["lru"] - b["lru"], "fallback": a["fallback"]}
         for k in ("shmem", "mapped"):
@@ -465,12 +494,21 @@ class Tree:
     def parked(self, r, entity=False):
         """SPEC 4: R's own charge minus that of the outermost memcgs inside R
         that hold processes, the rule no kill can free applied to what is
+<<<<<<< HEAD
         left -> (footprint, unmapped). For R's own unattributed entity
         (entity=True, rule 2; doc/SPEC.md "Nested delegation roots") a
         delegation root inside R with memcg children that a tree entity
         holds, or with a process (not a kernel thread) in its subtree, is
         taken off whole: what is parked below it is counted once, by it."""
+=======
+        left -> (footprint, unmapped)"""
+        return self.parked_charge(r)[0]
+
+    def parked_charge(self, r):
+        """-> ((footprint, unmapped), mapped shmem kept, fallback)"""
+>>>>>>> trial-charge
         rem = self.charge(r)
+        fb = rem["fallback"]
 
         def held(k):
             if not (self.memcg_children(k) and self.deleg_root(k)):
@@ -486,14 +524,22 @@ class Tree:
                        for p in self.all_pids(k) if p in self.procs)
 
         def walk(c):
-            nonlocal rem
+            nonlocal rem, fb
             for k in self.memcg_children(c):
+<<<<<<< HEAD
                 if self.holds_processes(k) or (entity and held(k)):
                     rem = self.minus(rem, self.charge(k))
+=======
+                if self.holds_processes(k):
+                    ck = self.charge(k)
+                    fb = fb or ck["fallback"]
+                    rem = self.minus(rem, ck)
+>>>>>>> trial-charge
                 else:
                     walk(k)
         walk(r)
-        return self.net(rem)
+        rem["fallback"] = fb
+        return self.net(rem), self.kept(rem), fb
 
     def domain_size(self, d):
         swap_total = self.meminfo.get("SwapTotal", 0) * KiB
@@ -541,7 +587,7 @@ class Tree:
                     "victim": self._kill(d, "process", self.procs[P].cgroup, [P], T)}
 
         # cgroup / tree: pre-order walk
-        entities = []        # [cg, footprint, order, has eligible leaf, kind]
+        entities = []        # [cg, footprint, order, has eligible leaf, kind, kept, fallback]
         group = None
         order = 0
 
@@ -576,33 +622,43 @@ class Tree:
             kids = self.memcg_children(c)
             if c.path != "/" and not (kids and c.eff["policy"] != "tree"):
                 if group is None or not inside(c, group[0]):
-                    group = [c, 0, order, False, "tree" if kids else "leaf"]
+                    group = [c, 0, order, False, "tree" if kids else "leaf", 0, False]
                     order += 1
                     entities.append(group)
                 if not kids:
                     if any(self.eligible(p) for p in self.members(c)):
-                        fp, _ = self.footprint(c)
-                        group[1] += fp
+                        ch = self.charge(c)
+                        group[1] += self.net(ch)[0]
                         group[3] = True
+                        group[5] += self.kept(ch)
+                        group[6] = group[6] or ch["fallback"]
             t = tree_of(c) if c.path != "/" else None
             if parking(c) and t is not None and not any(inside(c, r) for r in counted):
                 # rule 1: the tree entity holds what is parked below R
-                group[1] += self.parked(c)[0]
+                (pfp, _), pk, pfb = self.parked_charge(c)
+                group[1] += pfp
+                group[5] += pk
+                group[6] = group[6] or pfb
                 counted.append(c)
             for k in kids:
                 visit(k)
             if parking(c) and t is None:
                 # rule 2: one more entity, walked right after R's subtree
+<<<<<<< HEAD
                 fp, _ = self.parked(c, entity=True)
+=======
+                (fp, _), pk, pfb = self.parked_charge(c)
+>>>>>>> trial-charge
                 if fp > 0:
                     pids = self.all_pids(c)
                     elig = any(self.eligible(p) for p in pids)
-                    entities.append([c, fp, order, elig, "unattributed"])
+                    entities.append([c, fp, order, elig, "unattributed", pk, pfb])
                     order += 1
         visit(d)
         ents = [e for e in entities if e[3]]
         ranked = []
-        for cg, fp, o, _, kind in ents:
+        for cg, fp, o, _, kind, kept, fb in ents:
+            fp = self.cap_elsewhere(fp, kept, fb, self.all_pids(cg))
             score = fp + cg.eff["bias"] * (T // 1000)
             ranked.append({"cg": cg, "kind": kind, "footprint": fp, "score": score, "order": o,
                            "tier": TIER[cg.eff["preference"]]})
@@ -621,6 +677,7 @@ class Tree:
                 sysch = self.minus(sysch, self.charge(c))
             sysfp = self.net(sysch)[0]
             rmembers = root.pids if v.get("root_nomem_excluded") else self.members(root)
+            sysfp = self.cap_elsewhere(sysfp, self.kept(sysch), False, self.members(root))
             info["root_fp"] = sysfp
             if sysfp > 0 and any(self.eligible(p) for p in rmembers) and root.eff["preference"] != "omit":
                 ranked.append({"cg": root, "kind": "root", "footprint": sysfp,

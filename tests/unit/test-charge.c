@@ -401,6 +401,49 @@ static void test_unmapped_shmem_left_out(void)
 	cgoom_snapshot_free(&s);
 }
 
+/* /top/t: 200 MiB of tmpfs that file_mapped says some process maps,
+ * and 10 MiB of anon in PID 901; its RssShmem decides how much of the
+ * 200 MiB t's footprint keeps (charge.c sel_shmem_elsewhere) */
+static void mapped_case(bool known, uint64_t rss_shmem_mib, uint64_t want_fp_mib, int want_victim)
+{
+	struct cgoom_snapshot s;
+	top_with_v(&s, 360);
+	int t = sb_cg(&s, "/top/t", 210);
+	s.cgroups[t].stat.shmem = 200 * MiB;
+	s.cgroups[t].stat.file_mapped = 200 * MiB;
+	s.cgroups[t].stat.present |= CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED;
+	sb_proc(&s, 901, "/top/t", 10 + rss_shmem_mib, 0);
+	for (size_t k = 0; k < s.n_procs; k++)
+		if (s.procs[k].pid == 901) {
+			s.procs[k].rss_shmem = rss_shmem_mib * MiB;
+			s.procs[k].rss_shmem_known = known;
+		}
+	struct cgoom_config c = cfg_of(CFG_TOP);
+	sb_done(&s, &c);
+	struct cgoom_decision d = sb_select(&s, "/top");
+	const struct cgoom_candidate *e = find_cand(&s, &d, "/top/t", CGOOM_KIND_LEAF);
+	CHECK(e && e->footprint == want_fp_mib * MiB);
+	CHECK(e && e->mapped_elsewhere == (210 - want_fp_mib) * MiB);
+	CHECK(e && e->unmapped == 0);
+	CHECK_EQ_INT(d.victim_pid, want_victim);
+	cgoom_decision_free(&d);
+	cgoom_config_free(&c);
+	cgoom_snapshot_free(&s);
+}
+
+static void test_shmem_mapped_elsewhere(void)
+{
+	/* nobody in t maps any: 10 MiB, v (150) dies */
+	mapped_case(true, 0, 10, 900);
+	/* t's process maps 150 MiB of shmem (RssShmem may count pages
+	 * charged elsewhere too: an upper bound): 160 MiB, t dies */
+	mapped_case(true, 150, 160, 901);
+	/* it maps all of it, or more: nothing is left out */
+	mapped_case(true, 300, 210, 901);
+	/* no RssShmem line: nothing can be said, the footprint keeps it */
+	mapped_case(false, 0, 210, 901);
+}
+
 /* The root's own share: one memcg's mapped page cache does not hide
  * another's unmapped shmem, and a child's tmpfs never lands on the root */
 static void test_root_shmem_remainder(void)
@@ -556,6 +599,7 @@ int main(void)
 		TAP(test_root_is_domain),
 		TAP(test_unmapped_shmem_left_out),
 		TAP(test_root_shmem_remainder),
+		TAP(test_shmem_mapped_elsewhere),
 		TAP(test_bound_parked_exact),
 		TAP(test_kill_promise),
 		TAP(test_unknown_charge_not_parked),

@@ -186,11 +186,13 @@ static struct daemon g_dm; /* only its buffer is used */
  * now against a rival's memory.current + memory.swap.current, which a
  * full read would see exceeded by memory.stat leading it: the kernel's
  * unflushed stat error (cgoom_stat_slack) counts on the rival's side. */
-static bool rank_ok_with(uint64_t victim_anon, uint64_t rival_current, unsigned n_cpus)
+static bool rank_ok_shmem(uint64_t victim_anon, uint64_t victim_shmem, uint64_t rival_current,
+			  unsigned n_cpus)
 {
-	char stat[128], cur[32];
-	snprintf(stat, sizeof stat, "anon 0\nactive_anon %llu\ninactive_anon 0\n",
-		 (unsigned long long)victim_anon);
+	char stat[192], cur[32];
+	snprintf(stat, sizeof stat,
+		 "anon 0\nshmem %llu\nfile_mapped 0\nactive_anon %llu\ninactive_anon 0\n",
+		 (unsigned long long)victim_shmem, (unsigned long long)victim_anon);
 	snprintf(cur, sizeof cur, "%llu\n", (unsigned long long)rival_current);
 	struct standby sb = { 0 };
 	struct rank_fds f[2] = { { .current_fd = text_fd(stat), .swap_fd = -1 },
@@ -207,6 +209,23 @@ static bool rank_ok_with(uint64_t victim_anon, uint64_t rival_current, unsigned 
 	close(f[1].current_fd);
 	cgoom_snapshot_free(&sb.snap);
 	return ok;
+}
+
+static bool rank_ok_with(uint64_t victim_anon, uint64_t rival_current, unsigned n_cpus)
+{
+	return rank_ok_shmem(victim_anon, 0, rival_current, n_cpus);
+}
+
+/* The victim's memory.stat re-read at the crossing is a lower bound of
+ * its footprint only without its shmem: a victim that wrote 300 MiB of
+ * tmpfs since the decision (no process maps it: no kill frees it) does
+ * not lead a 100 MiB rival by it (it did before: 310 MiB "led") */
+static void test_rank_ok_leaves_out_shmem(void)
+{
+	CHECK(rank_ok_with(310 * MiB, 100 * MiB, 1));
+	CHECK(!rank_ok_shmem(310 * MiB, 300 * MiB, 100 * MiB, 1));
+	/* what is left besides the shmem still leads when it does */
+	CHECK(rank_ok_shmem(510 * MiB, 300 * MiB, 100 * MiB, 1));
 }
 
 static void test_rank_ok_counts_stat_lead(void)
@@ -542,6 +561,7 @@ int main(void)
 		TAP(test_judge_limit_changed), TAP(test_judge_config_reloaded),
 		TAP(test_rank_holds),
 		TAP(test_rank_ok_counts_stat_lead),
+		TAP(test_rank_ok_leaves_out_shmem),
 		TAP(test_same_victim),
 		TAP(test_prepared_victim_exits),
 		TAP(test_prepared_pid_reused),

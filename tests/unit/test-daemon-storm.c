@@ -31,6 +31,25 @@ static void test_under_limit_allows(void)
 	CHECK_EQ_INT(storm_check(&st, &LIMIT, t, true, true), STORM_ALLOW_HEADING);
 }
 
+/* Memory no kill can free keeps the domain at its line by itself: held
+ * from the first kill unless heading for the OOM, where the limit rules */
+static void test_unfreeable_holds(void)
+{
+	struct storm_state st = { 0 };
+	uint64_t t = 1000 * S;
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, true), STORM_HOLD_UNFREEABLE);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, true, true, true), STORM_ALLOW);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, false), STORM_ALLOW);
+	for (int i = 0; i < 3; i++)
+		storm_record_kill(&st, t, 500 * MiB, 100 * MiB);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, true, true, true), STORM_ALLOW_HEADING);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, true), STORM_HOLD_UNFREEABLE);
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &LIMIT, t, false, true, false), STORM_HOLD);
+	/* kill_storm = no: no guard at all */
+	struct cgoom_storm off = { 0 };
+	CHECK_EQ_INT(storm_check_unfreeable(&st, &off, t, false, true, true), STORM_ALLOW);
+}
+
 static void test_window_slides(void)
 {
 	struct storm_state st = { 0 };
@@ -183,6 +202,24 @@ static void test_growth(void)
 	CHECK_EQ_U64(storm_growth(&st, 282 * MiB, 21 * S, noise, 0), 1 * MiB);
 }
 
+/* The promise at the signal of a standby's kill: a respawned service
+ * decided on 2 s into its life (4 MiB then) and killed at its line
+ * (80 MiB now, the domain 76 MiB fuller) promises its 80 MiB, not 4 */
+static void test_promise_now(void)
+{
+	CHECK_EQ_U64(storm_promise_now(80 * MiB, 4 * MiB, 120 * MiB, 196 * MiB), 80 * MiB);
+	/* no more than its footprint then plus the domain's growth since:
+	 * a victim whose VmRSS counts 200 MiB of tmpfs it maps (no kill
+	 * frees the file) promises its footprint's share */
+	CHECK_EQ_U64(storm_promise_now(210 * MiB, 10 * MiB, 300 * MiB, 305 * MiB), 15 * MiB);
+	/* a domain that shrank meanwhile: the footprint then */
+	CHECK_EQ_U64(storm_promise_now(50 * MiB, 40 * MiB, 300 * MiB, 200 * MiB), 40 * MiB);
+	/* the kill set all gone since: nothing */
+	CHECK_EQ_U64(storm_promise_now(0, 40 * MiB, 300 * MiB, 310 * MiB), 0);
+	/* saturating */
+	CHECK_EQ_U64(storm_promise_now(UINT64_MAX, UINT64_MAX - 1, 0, 10), UINT64_MAX);
+}
+
 static void test_accounting(void)
 {
 	CHECK_EQ_U64(storm_freed(500 * MiB, 300 * MiB), 200 * MiB);
@@ -201,6 +238,7 @@ int main(void)
 {
 	return tap_run((struct tap_test[]){
 		TAP(test_under_limit_allows),
+		TAP(test_unfreeable_holds),
 		TAP(test_window_slides),
 		TAP(test_no_limit_and_one),
 		TAP(test_hold_log_rate),
@@ -208,6 +246,7 @@ int main(void)
 		TAP(test_heading),
 		TAP(test_growth),
 		TAP(test_accounting),
+		TAP(test_promise_now),
 		{ 0 },
 	});
 }

@@ -244,6 +244,32 @@ static void test_cgroup_unreclaimable_fires_before_limit(void)
 	CHECK_EQ_INT(check(&st, &s, &p, false, 3), CGOOM_TRIGGER_MAX);
 }
 
+/* The trigger's words say how much of the unreclaimable memory no kill
+ * frees (the tmpfs of a filled domain), from 1 MiB, and the event's
+ * fields carry it */
+static void test_cgroup_unreclaimable_says_unfreeable(void)
+{
+	struct domain d = { .params = { .margin = 15 * MiB } };
+	struct trigger_sample s = { .cg = cg(295 * MiB, 300 * MiB, UINT64_MAX, 0, 0) };
+	s.cg.unreclaim_valid = true;
+	s.cg.unreclaimable = 294 * MiB;
+	s.cg.unfreeable = 290 * MiB;
+	struct trigger_event ev = { .d = &d, .kind = CGOOM_TRIGGER_UNRECLAIMABLE, .s = s };
+	char why[512];
+	trigger_table[CGOOM_TRIGGER_UNRECLAIMABLE]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "unreclaimable 294.0 MiB (290.0 MiB of it shmem and tmpfs no process maps: no "
+			  "kill frees that, unless a process holds it open as a deleted file or memfd) "
+			  "within 15.0 MiB of memory.max 300.0 MiB") != NULL);
+	struct cgoom_strbuf f = { 0 };
+	trigger_table[CGOOM_TRIGGER_UNRECLAIMABLE]->fields(&ev, &f);
+	CHECK(f.buf && strstr(f.buf, "\"unfreeable\": 304087040") != NULL);
+	cgoom_strbuf_free(&f);
+	/* under 1 MiB: not said */
+	ev.s.cg.unfreeable = 512 * 1024;
+	trigger_table[CGOOM_TRIGGER_UNRECLAIMABLE]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "no process maps") == NULL);
+}
+
 static void test_cgroup_page_cache_never_fires(void)
 {
 	/* at memory.max, full of page cache, reclaim working (no events) */
@@ -667,6 +693,7 @@ int main(void)
 		TAP(test_cgroup_guard_band_needs_guarded),
 		TAP(test_cgroup_max_wins_over_high),
 		TAP(test_cgroup_unreclaimable_fires_before_limit),
+		TAP(test_cgroup_unreclaimable_says_unfreeable),
 		TAP(test_cgroup_page_cache_never_fires),
 		TAP(test_cgroup_confirm),
 		{ 0 },

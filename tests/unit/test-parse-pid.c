@@ -34,6 +34,29 @@ static void test_status_kthread(void)
 	CHECK_EQ_U64(st.vm_swap, 0);
 	CHECK_EQ_U64(st.vm_pte, 0);
 	CHECK_EQ_INT(st.kthread, 1);
+	CHECK(!st.has_rss_shmem);
+}
+
+/* RssShmem: the shmem a process maps (charge.c caps an entity's mapped
+ * shmem by it); a line missing is unknown, a malformed one refused */
+static void test_status_rss_shmem(void)
+{
+	struct cgoom_pid_status st;
+	CHECK_EQ_INT(do_status(S(status_normal), &st), 0);
+	CHECK(st.has_rss_shmem);
+	CHECK_EQ_U64(st.rss_shmem, 0);
+	CHECK_EQ_INT(do_status(S("Name:\tx\nState:\tS\nTgid:\t7\nVmRSS:\t 204800 kB\n"
+				 "RssShmem:\t  204800 kB\n"),
+			       &st),
+		     0);
+	CHECK(st.has_rss_shmem);
+	CHECK_EQ_U64(st.rss_shmem, 200ull << 20);
+	CHECK_EQ_INT(do_status(S("Name:\tx\nState:\tS\nTgid:\t7\nVmRSS:\t 204800 kB\n"), &st), 0);
+	CHECK(!st.has_rss_shmem);
+	CHECK_EQ_U64(st.rss_shmem, 0);
+	CHECK_EQ_INT(do_status(S("Name:\tx\nState:\tS\nTgid:\t7\nRssShmem:\t1 MB\n"), &st), -EBADMSG);
+	CHECK_EQ_INT(do_status(S("Name:\tx\nState:\tS\nTgid:\t7\nRssShmem:\t1 kB\nRssShmem:\t1 kB\n"), &st),
+		     -EBADMSG);
 }
 
 static void test_status_zombie(void)
@@ -331,6 +354,7 @@ int main(void)
 	return tap_run((struct tap_test[]){
 		TAP(test_status_normal),
 		TAP(test_status_kthread),
+		TAP(test_status_rss_shmem),
 		TAP(test_status_zombie),
 		TAP(test_status_names),
 		TAP(test_status_missing),

@@ -337,6 +337,39 @@ static void test_unreclaim_parse_lru(void)
 	CHECK_EQ_U64(cgoom_unreclaimable(&u, 10000), 72);
 }
 
+/* Memory no kill can free (SPEC 4's rule on the domain's memory.stat)
+ * and whether it alone keeps a domain within its margin */
+static void test_unfreeable(void)
+{
+	static const char st[] = "anon 10\nshmem 300\nfile_mapped 2\n"
+				 "active_anon 200\ninactive_anon 110\n";
+	struct cgoom_unreclaim u;
+	CHECK_EQ_INT(cgoom_parse_unreclaim(st, sizeof(st) - 1, &u), 0);
+	CHECK_EQ_U64(u.unmapped_shmem, 298);
+	/* capped at the anon LRU (SHM_LOCKed shmem is unevictable) */
+	static const char locked[] = "shmem 300\nfile_mapped 0\nactive_anon 50\ninactive_anon 0\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(locked, sizeof(locked) - 1, &u), 0);
+	CHECK_EQ_U64(u.unmapped_shmem, 50);
+	/* without file_mapped nothing can be said */
+	static const char nomapped[] = "shmem 300\nactive_anon 310\ninactive_anon 0\n";
+	CHECK_EQ_INT(cgoom_parse_unreclaim(nomapped, sizeof(nomapped) - 1, &u), 0);
+	CHECK_EQ_U64(u.unmapped_shmem, 0);
+
+	struct cgoom_cgroup_params p = { .margin = 15 * MiB };
+	struct cgoom_cgroup_sample s = { .max = 300 * MiB, .unreclaim_valid = true,
+					 .unreclaimable = 292 * MiB, .unfreeable = 288 * MiB };
+	CHECK(cgoom_cgroup_unreclaimable_near(&s, &p));
+	CHECK(cgoom_cgroup_unfreeable_near(&s, &p));
+	s.unfreeable = 280 * MiB; /* a kill of 10 MiB could clear the line */
+	CHECK(!cgoom_cgroup_unfreeable_near(&s, &p));
+	s.unfreeable = 288 * MiB;
+	s.unreclaim_valid = false;
+	CHECK(!cgoom_cgroup_unfreeable_near(&s, &p));
+	s.unreclaim_valid = true;
+	s.max = UINT64_MAX;
+	CHECK(!cgoom_cgroup_unfreeable_near(&s, &p));
+}
+
 static void test_unreclaim_parse_fallback_and_errors(void)
 {
 	struct cgoom_unreclaim u = { .sock = 99 };
@@ -544,6 +577,7 @@ int main(void)
 		TAP(test_cgroup_interval),
 		TAP(test_vmstat), TAP(test_vmstat_oom_kill_head),
 		TAP(test_unreclaim_parse_lru),
+		TAP(test_unfreeable),
 		TAP(test_unreclaim_parse_fallback_and_errors),
 		TAP(test_rate_estimate),
 		TAP(test_next_sample),

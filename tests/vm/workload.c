@@ -35,6 +35,10 @@
  *       write MIB of the same content into FILE (the stream file).
  *   workload tree DIR NFILES KIB
  *       NFILES files of KIB each in DIR (a source tree for churn).
+ *   workload map FILE
+ *       map FILE (a tmpfs file, say) shared and read every page of it,
+ *       so each is mapped by this process (file_mapped where the page is
+ *       charged, RssShmem here), print "ready PID", then pause.
  *   workload sample MIB
  *       print MIB of page content on stdout (to measure compressibility).
  *
@@ -556,6 +560,28 @@ static int cmd_tree(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_map(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
+		perror(path);
+		return 1;
+	}
+	volatile unsigned char *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	unsigned sum = 0;
+	for (off_t o = 0; o < st.st_size; o += PAGE)
+		sum += m[o];
+	(void)sum;
+	ready();
+	for (;;)
+		pause();
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc >= 2 ? argv[1] : "";
@@ -578,6 +604,8 @@ int main(int argc, char **argv)
 		return write_filled(argv[2], (size_t)num(argv[3]) * MIB, 0x5eed);
 	if (!strcmp(c, "tree"))
 		return cmd_tree(argc, argv);
+	if (!strcmp(c, "map") && argc == 3)
+		return cmd_map(argv[2]);
 	if (!strcmp(c, "sample")) {
 		size_t len = (size_t)num(argv[2]) * MIB;
 		static unsigned char buf[MIB];

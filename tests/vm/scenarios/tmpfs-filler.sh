@@ -10,12 +10,21 @@
 #     and what the kill freed (victim_exit's freed_bytes against
 #     expected_bytes).
 #  2. /fill2 (memory.max 300M, margin 5%, kill_storm = 2/1m) already at
-#     its line with tmpfs alone when the daemon starts, four 1 MiB
-#     processes beside it, nothing growing: each kill frees its 1 MiB
-#     and the domain stays at its line. The kill-storm guard lets two
-#     through, then holds back and says why (a warning and a storm_hold
-#     event); the other two processes live.
-# vm-timeout: 300
+#     its line when the daemon starts: 284 MiB of tmpfs and four 1 MiB
+#     processes, nothing growing: each kill frees its 1 MiB and the
+#     domain stays at its line (the tmpfs, 15 MiB from memory.max with
+#     the processes' few pages beside it, is not at the line alone). The
+#     kill-storm guard lets two through, then holds back and says why (a
+#     warning and a storm_hold event); the other two processes live.
+#  3. /fill3 as /fill2 but with 290 MiB of tmpfs: that alone is within
+#     the margin, so no kill, nor all four, could take the domain out of
+#     trouble, and nothing grows: the guard holds from the first kill,
+#     says that memory no kill can free keeps the domain at its line
+#     (storm_hold with unfreeable_bytes), and all four live (before: two
+#     died each minute, as in 2). Then a grower starts beside them
+#     (the four are `avoid`): heading for the kernel's OOM, its kill goes
+#     through, before the kernel's.
+# vm-timeout: 400
 T=/mnt/fill
 # the tmpfs must go with the scenario, pass or fail: its pages would stay
 # charged to the removed cgroups and hold the guest's memory from the
@@ -87,7 +96,7 @@ cg_enable /fill2 +memory
 cg_make /fill2/files
 for i in 1 2 3 4; do cg_make /fill2/w$i; hog w$i /fill2/w$i 1; done
 hogs_wait 60
-fill /fill2/files b 288
+fill /fill2/files b 284
 say "/fill2 memory.current $(( $(cg_get /fill2 memory.current) / 1048576 )) MiB of 300"
 daemon_start run
 trap 'daemon_stop; tmpfs_done' EXIT
@@ -104,5 +113,54 @@ daemon_stop
 [ "$okills" = 0 ] || fail "2: the kernel OOM-killed $okills in /fill2"
 grep -q 'kill-storm guard holds back: 2 kills in the last 1m (kill_storm = 2/1m) and the domain is not heading' "$DLOG" ||
 	fail "2: no log line saying why the guard holds back"
+R2="2 kills then the guard held ($nhold storm_hold events), 2 processes alive"
+echo 1 > "$CG/fill2/cgroup.kill"
+rm -f "$T/b" "$VM_TMP/hogs" "$EV"
+
+# --- 3: at the line with tmpfs alone: no kill can help
+write_conf <<CONF
+[daemon]
+event_log = $EV
+[cgroup "/fill3"]
+oom_policy = cgroup
+margin = 5%
+kill_storm = 2/1m
+[cgroup "/fill3/w*"]
+preference = avoid
+CONF
+cg_make /fill3 300M
+cg_enable /fill3 +memory
+cg_make /fill3/files
+for i in 1 2 3 4; do cg_make /fill3/w$i; hog w$i /fill3/w$i 1; done
+hogs_wait 60
+fill /fill3/files c 290
+say "/fill3 memory.current $(( $(cg_get /fill3 memory.current) / 1048576 )) MiB of 300"
+daemon_start run
+trap 'daemon_stop; tmpfs_done' EXIT
+wait_event storm_hold 60 || { daemon_stop; fail "3: the guard never held back"; }
+sleep 5 # held: nothing dies
+died=$(dead_hogs)
+hog_table
+nkill=$(ev_count kill)
+ev_lines storm_hold | head -n 1 > "$VM_TMP/hold3.json"
+[ "$nkill" = 0 ] || { daemon_stop; fail "3: $nkill kills, expected none (the tmpfs alone keeps /fill3 at its line)"; }
+[ -z "$died" ] || { daemon_stop; fail "3: died [$died] ($(labels_of $died)), expected none"; }
+# then something grows towards memory.max: heading for the kernel's OOM,
+# the guard must let the kill through (the grower's: the idle ones are
+# `avoid`, as the grower is no larger than they when that is seen)
+cg_make /fill3/grow
+hog grow /fill3/grow 50 5
+wait_event victim_exit 60 || { daemon_stop; fail "3: no kill of the grower within 60 s"; }
+sleep 2
+died=$(dead_hogs)
+hog_table
+okills=$(oom_kills /fill3)
+daemon_stop
+[ "$died" = "$(hog_pid grow)" ] || fail "3: died [$died] ($(labels_of $died)), expected the grower alone"
+[ "$okills" = 0 ] || fail "3: the kernel OOM-killed $okills in /fill3"
+grep -q '"unfreeable_bytes": [1-9]' "$VM_TMP/hold3.json" ||
+	{ diag_file "$VM_TMP/hold3.json"; fail "3: the storm_hold event has no unfreeable_bytes"; }
+grep -q 'kill-storm guard holds back: memory no kill can free (.* of shmem and tmpfs no process maps, beyond the swap room) keeps the domain within .* by itself' "$DLOG" ||
+	fail "3: no log line saying that memory no kill can free keeps /fill3 at its line"
 tmpfs_done
-pass "1: $R1, keeper alive, kernel 0, tmpfs left out and said; 2: 2 kills then the guard held ($nhold storm_hold events), 2 processes alive"
+pass "1: $R1, keeper alive, kernel 0, tmpfs left out and said; 2: $R2; 3: tmpfs alone at the line: 0 kills, the guard said why, 4 alive; then a grower: killed, kernel 0"
