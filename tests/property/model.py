@@ -494,19 +494,15 @@ class Tree:
     def parked(self, r, entity=False):
         """SPEC 4: R's own charge minus that of the outermost memcgs inside R
         that hold processes, the rule no kill can free applied to what is
-<<<<<<< HEAD
         left -> (footprint, unmapped). For R's own unattributed entity
         (entity=True, rule 2; doc/SPEC.md "Nested delegation roots") a
         delegation root inside R with memcg children that a tree entity
         holds, or with a process (not a kernel thread) in its subtree, is
         taken off whole: what is parked below it is counted once, by it."""
-=======
-        left -> (footprint, unmapped)"""
-        return self.parked_charge(r)[0]
+        return self.parked_charge(r, entity)[0]
 
-    def parked_charge(self, r):
+    def parked_charge(self, r, entity=False):
         """-> ((footprint, unmapped), mapped shmem kept, fallback)"""
->>>>>>> trial-charge
         rem = self.charge(r)
         fb = rem["fallback"]
 
@@ -526,15 +522,10 @@ class Tree:
         def walk(c):
             nonlocal rem, fb
             for k in self.memcg_children(c):
-<<<<<<< HEAD
                 if self.holds_processes(k) or (entity and held(k)):
-                    rem = self.minus(rem, self.charge(k))
-=======
-                if self.holds_processes(k):
                     ck = self.charge(k)
                     fb = fb or ck["fallback"]
                     rem = self.minus(rem, ck)
->>>>>>> trial-charge
                 else:
                     walk(k)
         walk(r)
@@ -644,11 +635,7 @@ class Tree:
                 visit(k)
             if parking(c) and t is None:
                 # rule 2: one more entity, walked right after R's subtree
-<<<<<<< HEAD
-                fp, _ = self.parked(c, entity=True)
-=======
-                (fp, _), pk, pfb = self.parked_charge(c)
->>>>>>> trial-charge
+                (fp, _), pk, pfb = self.parked_charge(c, entity=True)
                 if fp > 0:
                     pids = self.all_pids(c)
                     elig = any(self.eligible(p) for p in pids)
