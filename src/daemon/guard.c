@@ -90,24 +90,27 @@ static bool writer_alive(struct daemon *dm, const struct cgoom_guard_record *rec
 	return alive;
 }
 
-/* 1 with *ret (or *ret_malformed) filled when d has a record, 0 when
- * it has none, -errno when it cannot be read (no CAP_SYS_ADMIN reads
- * as none: the kernel hides trusted.* from it). raw gets the value as
- * found, for the log. */
-static int record_read(int dirfd, struct cgoom_guard_record *ret, bool *ret_malformed,
-		       char *raw, size_t rawcap)
+/* 1 with *ret and *ret_parse filled when d has a record (*ret_parse: 0
+ * parsed, -EPROTONOSUPPORT another format version, -EBADMSG not a
+ * record), 0 when it has none, -errno when it cannot be read (no
+ * CAP_SYS_ADMIN reads as none: the kernel hides trusted.* from it). raw
+ * gets the value as found, for the log. */
+static int record_read(int dirfd, struct cgoom_guard_record *ret, int *ret_parse, char *raw,
+		       size_t rawcap)
 {
 	ssize_t n = fgetxattr(dirfd, CGOOM_GUARD_XATTR, raw, rawcap - 1);
 	if (n < 0 && errno == ERANGE) {
 		/* longer than any record: not one */
 		memcpy(raw, "(too long)", 11);
-		*ret_malformed = true;
+		*ret_parse = -EBADMSG;
 		return 1;
 	}
 	if (n < 0)
 		return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
 	raw[n] = '\0';
-	*ret_malformed = cgoom_guard_record_parse(raw, (size_t)n, ret) < 0;
+	*ret_parse = cgoom_guard_record_parse(raw, (size_t)n, ret);
+	if (*ret_parse < 0 && *ret_parse != -EPROTONOSUPPORT)
+		*ret_parse = -EBADMSG;
 	/* for the log: one line, printable */
 	for (ssize_t i = 0; i < n; i++)
 		if ((unsigned char)raw[i] < 0x20 || (unsigned char)raw[i] > 0x7e)
@@ -154,13 +157,27 @@ static enum cgoom_guard_found record_find(struct daemon *dm, int dirfd, int high
 					  const char *path, struct cgoom_guard_record *ret_rec,
 					  uint64_t *ret_high)
 {
-	bool malformed = false;
+	int parse = 0;
 	char raw[CGOOM_GUARD_RECORD_MAX];
-	int r = record_read(dirfd, ret_rec, &malformed, raw, sizeof(raw));
+	int r = record_read(dirfd, ret_rec, &parse, raw, sizeof(raw));
 	if (r < 0)
 		log_debug("%s: %s: %s", path, CGOOM_GUARD_XATTR, strerror(-r));
 	if (r <= 0)
 		return CGOOM_GUARD_ABSENT;
+	if (parse == -EPROTONOSUPPORT) {
+		/* a later cgoom's format (a downgrade since): only its writer
+		 * can judge it, and removing it would strand its band; as
+		 * for a daemon still running, it and memory.high stay, and
+		 * this daemon writes no band here */
+		if (!dm->guard_version_warned)
+			log_warning("%s: %s \"%s\" is of a format version this cgoom does not know "
+				    "(a newer cgoom's): left as it is, with memory.high, and no guard band "
+				    "from this daemon there (said once)",
+				    path, CGOOM_GUARD_XATTR, raw);
+		dm->guard_version_warned = true;
+		return CGOOM_GUARD_LIVE;
+	}
+	bool malformed = parse < 0;
 	int fd = high_fd >= 0 ? high_fd : openat(dirfd, "memory.high", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	r = fd < 0 ? -errno : daemon_reread_limit(dm, fd, ret_high);
 	if (fd >= 0 && fd != high_fd)

@@ -11,6 +11,9 @@
  *    the operator's value and "restored" as it was);
  *  - a memory.high the operator set since, a malformed record and a
  *    band of a daemon still running are left alone;
+ *  - a record of another format version (a later cgoom's) is kept, with
+ *    memory.high, and no band is written there (it was removed as
+ *    malformed);
  *  - of two daemons started at once, one records and writes the band:
  *    a record made by another between this one's look and its write
  *    (XATTR_CREATE fails) leaves the band to it;
@@ -251,6 +254,27 @@ static void test_malformed_record_dropped(void)
 	bed_close(&b);
 }
 
+static void test_other_version_kept(void)
+{
+	/* a later cgoom's record (a downgrade since): kept with memory.high,
+	 * whether a band is off or on here, and no band of ours */
+	for (int on = 0; on < 2; on++) {
+		struct bed b;
+		if (!bed_open(&b, "369098752\n", on ? 48 * MiB : 0))
+			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+		const char *v = "2 12345 1 max 369098752 flags=x";
+		CHECK(fsetxattr(b.d->dirfd, XATTR, v, strlen(v), 0) == 0);
+		guard_apply(b.dm, b.d);
+		CHECK(!b.d->params.guarded && !b.d->high_written);
+		CHECK_STREQ(get(&b, "memory.high"), "369098752\n");
+		CHECK_STREQ(record(&b), v);
+		guard_restore(b.dm, b.d);
+		CHECK_STREQ(record(&b), v);
+		fremovexattr(b.d->dirfd, XATTR);
+		bed_close(&b);
+	}
+}
+
 static void test_live_writer_left_alone(void)
 {
 	struct bed b;
@@ -363,6 +387,7 @@ int main(void)
 		TAP(test_left_band_under_a_new_max),
 		TAP(test_operator_high_since_kept),
 		TAP(test_malformed_record_dropped),
+		TAP(test_other_version_kept),
 		TAP(test_live_writer_left_alone),
 		TAP(test_started_at_once),
 		TAP(test_reload_never_raises_operators_high),
