@@ -31,7 +31,8 @@
  * start time (/proc/PID/stat field 22), the memory.high found ("max" or
  * bytes), the one written (bytes) and, after a change of it (a new
  * memory.max, a reload), the one written before, which stands for a
- * moment between the record's update and the write. */
+ * moment between the record's update and the write (the record is
+ * rewritten without it once the write is done). */
 struct cgoom_guard_record {
 	int pid;
 	uint64_t start;

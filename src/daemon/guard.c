@@ -536,6 +536,7 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	 * without one */
 	int r = record_write(dm, d, high, d->high_written ? d->our_high : UINT64_MAX,
 			     d->high_written ? 0 : XATTR_CREATE);
+	bool with_prev = r == 0 && d->high_written;
 	if (r == -EEXIST) {
 		/* another daemon recorded its band since this one looked (two
 		 * started at once): its band, said as such */
@@ -572,4 +573,12 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	d->our_high = high;
 	d->params.guarded = true;
 	d->sample.high = high;
+	/* PREV stood for the moment between the record and the write;
+	 * kept after it, a crash later restored a memory.high someone set
+	 * to that old band meanwhile as if it were ours */
+	if (with_prev) {
+		r = record_write(dm, d, high, UINT64_MAX, XATTR_REPLACE);
+		if (r < 0)
+			log_debug("%s: %s without PREV: %s", d->path, CGOOM_GUARD_XATTR, strerror(-r));
+	}
 }

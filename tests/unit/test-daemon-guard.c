@@ -442,6 +442,27 @@ static void test_takeover_exclusive(void)
 	bed_close(&b);
 }
 
+static void test_reload_clears_prev(void)
+{
+	/* a reload moves the band (48M to 32M): the record carries PREV for
+	 * the write, and loses it once the new band stands */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	b.dm->cfg.guard_band = 32 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "385875968");
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max 385875968", getpid(), start_of(getpid()));
+	CHECK_STREQ(record(&b), want);
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
 static void test_replaced_band_is_theirs(void)
 {
 	/* the band (352M) replaced by hand with 200M while cgoom runs; a
@@ -502,6 +523,7 @@ int main(void)
 		TAP(test_takeover_exclusive),
 		TAP(test_reload_never_raises_operators_high),
 		TAP(test_replaced_band_is_theirs),
+		TAP(test_reload_clears_prev),
 		{ 0 },
 	});
 }
