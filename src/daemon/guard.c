@@ -457,11 +457,23 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 
 	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
+	/* the value the kernel keeps (whole pages) is the one read back:
+	 * compared with it at restore, an unaligned one never matched */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t high =
+		want ? cgoom_guard_high_value(max - d->guard_band, page > 0 ? (uint64_t)page : 4096) : 0;
 	char g1[32], g2[32], g3[32];
 	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
 		log_warning("%s: guard_band %s >= memory.max %s; no guard band", d->path,
 			    cgoom_human_size(d->guard_band, g1, sizeof(g1)), cgoom_human_size(max, g2, sizeof(g2)));
-	else if (want && d->guard_band > max / 2)
+	else if (want && high == 0) {
+		/* less than a page left: memory.high 0 throttles the cgroup
+		 * whole, nothing a band is for */
+		log_warning("%s: guard_band %s leaves less than a page of memory.max %s; no guard band",
+			    d->path, cgoom_human_size(d->guard_band, g1, sizeof(g1)),
+			    cgoom_human_size(max, g2, sizeof(g2)));
+		want = false;
+	} else if (want && d->guard_band > max / 2)
 		/* one [daemon] guard_band for every domain is easily larger
 		 * than a small one's whole headroom: its memory.high then
 		 * throttles it, and cgoom kills in it, at a fraction of its
@@ -499,10 +511,6 @@ void guard_apply(struct daemon *dm, struct domain *d)
 		d->params.guarded = false;
 		return;
 	}
-	/* the value the kernel keeps (whole pages) is the one read back:
-	 * compared with it at restore, an unaligned one never matched */
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t high = cgoom_guard_high_value(max - d->guard_band, page > 0 ? (uint64_t)page : 4096);
 	if (!d->high_written) {
 		int r = daemon_reread_limit(dm, d->high_fd, &d->old_high);
 		if (r < 0) {

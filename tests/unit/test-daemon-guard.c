@@ -463,6 +463,29 @@ static void test_reload_clears_prev(void)
 	bed_close(&b);
 }
 
+static void test_band_below_a_page(void)
+{
+	/* guard_band 100 bytes short of memory.max: the line rounds down to
+	 * memory.high 0, which throttles the cgroup whole: no band (and a
+	 * band of ours from before goes at such a reload) */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 400 * MiB - 100))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "max\n");
+	CHECK_STREQ(record(&b), "");
+	b.dm->cfg.guard_band = 48 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	b.dm->cfg.guard_band = 400 * MiB - 100;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
 static void test_replaced_band_is_theirs(void)
 {
 	/* the band (352M) replaced by hand with 200M while cgoom runs; a
@@ -524,6 +547,7 @@ int main(void)
 		TAP(test_reload_never_raises_operators_high),
 		TAP(test_replaced_band_is_theirs),
 		TAP(test_reload_clears_prev),
+		TAP(test_band_below_a_page),
 		{ 0 },
 	});
 }
