@@ -31,7 +31,8 @@
  * start time (/proc/PID/stat field 22), the memory.high found ("max" or
  * bytes), the one written (bytes) and, after a change of it (a new
  * memory.max, a reload), the one written before, which stands for a
- * moment between the record's update and the write. */
+ * moment between the record's update and the write (the record is
+ * rewritten without it once the write is done). */
 struct cgoom_guard_record {
 	int pid;
 	uint64_t start;
@@ -41,8 +42,11 @@ struct cgoom_guard_record {
 };
 
 /* Parses a record (an xattr's value: a trailing NUL or newline is
- * allowed). -EBADMSG when it is not a version-1 record: fields missing
- * or extra, a number malformed or out of range, OURS or PREV "max". */
+ * allowed). -EPROTONOSUPPORT for a record of another format version (a
+ * decimal VERSION >= 2, then nothing or a space and printable text: a
+ * later cgoom's, which this one must keep, not remove); -EBADMSG when it
+ * is no record at all: fields missing or extra, a number malformed or out
+ * of range, OURS or PREV "max". */
 int cgoom_guard_record_parse(const char *buf, size_t len, struct cgoom_guard_record *ret);
 
 /* Writes rec as the xattr's value into buf (NUL-terminated); the

@@ -579,6 +579,7 @@ struct daemon {
 	int guard_pid;
 	uint64_t guard_start;
 	bool guard_record_warned; /* a record could not be written: said once */
+	bool guard_version_warned; /* a record of another format version: said once */
 
 	/* the loop (run.c) */
 	int epfd, sigfd, timerfd, deadlinefd;

@@ -14,6 +14,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <sys/file.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -90,24 +92,27 @@ static bool writer_alive(struct daemon *dm, const struct cgoom_guard_record *rec
 	return alive;
 }
 
-/* 1 with *ret (or *ret_malformed) filled when d has a record, 0 when
- * it has none, -errno when it cannot be read (no CAP_SYS_ADMIN reads
- * as none: the kernel hides trusted.* from it). raw gets the value as
- * found, for the log. */
-static int record_read(int dirfd, struct cgoom_guard_record *ret, bool *ret_malformed,
-		       char *raw, size_t rawcap)
+/* 1 with *ret and *ret_parse filled when d has a record (*ret_parse: 0
+ * parsed, -EPROTONOSUPPORT another format version, -EBADMSG not a
+ * record), 0 when it has none, -errno when it cannot be read (no
+ * CAP_SYS_ADMIN reads as none: the kernel hides trusted.* from it). raw
+ * gets the value as found, for the log. */
+static int record_read(int dirfd, struct cgoom_guard_record *ret, int *ret_parse, char *raw,
+		       size_t rawcap)
 {
 	ssize_t n = fgetxattr(dirfd, CGOOM_GUARD_XATTR, raw, rawcap - 1);
 	if (n < 0 && errno == ERANGE) {
 		/* longer than any record: not one */
 		memcpy(raw, "(too long)", 11);
-		*ret_malformed = true;
+		*ret_parse = -EBADMSG;
 		return 1;
 	}
 	if (n < 0)
 		return errno == ENODATA || errno == ENOTSUP ? 0 : -errno;
 	raw[n] = '\0';
-	*ret_malformed = cgoom_guard_record_parse(raw, (size_t)n, ret) < 0;
+	*ret_parse = cgoom_guard_record_parse(raw, (size_t)n, ret);
+	if (*ret_parse < 0 && *ret_parse != -EPROTONOSUPPORT)
+		*ret_parse = -EBADMSG;
 	/* for the log: one line, printable */
 	for (ssize_t i = 0; i < n; i++)
 		if ((unsigned char)raw[i] < 0x20 || (unsigned char)raw[i] > 0x7e)
@@ -115,17 +120,90 @@ static int record_read(int dirfd, struct cgoom_guard_record *ret, bool *ret_malf
 	return 1;
 }
 
+/* Removes d's record: only from the judging of a record (a dead
+ * writer's consumed, a stale or malformed one) under guard_lock;
+ * anywhere else record_remove_ours. */
 static void record_remove(int dirfd, const char *path)
 {
 	if (fremovexattr(dirfd, CGOOM_GUARD_XATTR) < 0 && errno != ENODATA)
 		log_warning("%s: removing %s: %s", path, CGOOM_GUARD_XATTR, strerror(errno));
 }
 
+/* Whose record dirfd has. */
+enum record_owner {
+	RECORD_NONE,  /* none, or it cannot be read */
+	RECORD_OURS,  /* this daemon's (its PID and start time) */
+	RECORD_OTHER, /* another writer's, or another format version's */
+	RECORD_JUNK,  /* no record at all */
+};
+
+static enum record_owner record_owner(struct daemon *dm, int dirfd, struct cgoom_guard_record *ret)
+{
+	int parse;
+	char raw[CGOOM_GUARD_RECORD_MAX];
+	if (record_read(dirfd, ret, &parse, raw, sizeof(raw)) <= 0)
+		return RECORD_NONE;
+	if (parse == -EPROTONOSUPPORT)
+		return RECORD_OTHER;
+	if (parse < 0)
+		return RECORD_JUNK;
+	self_id(dm);
+	return dm->guard_pid && ret->pid == dm->guard_pid && ret->start == dm->guard_start ?
+		       RECORD_OURS : RECORD_OTHER;
+}
+
+/* Removes d's record when it names this daemon: a record is another
+ * daemon's to remove (it overwrote ours, or it took over a band): one
+ * removed under it left that daemon's band without a record, and a
+ * value of theirs taken for the operator's. */
+static void record_remove_ours(struct daemon *dm, int dirfd, const char *path)
+{
+	struct cgoom_guard_record rec;
+	if (record_owner(dm, dirfd, &rec) == RECORD_OURS)
+		record_remove(dirfd, path);
+}
+
+/* Exclusion between daemons: reading a record, judging it and acting on
+ * it (taking a dead writer's band over, restoring it, removing a stale
+ * record) is done under flock(LOCK_EX) on the cgroup's directory (each
+ * daemon opens its own, so the locks conflict; one dies with its
+ * holder). Without it two daemons started at once both judged a dead
+ * daemon's band LEFT and both took it over (the record is rewritten,
+ * not created, there: XATTR_CREATE cannot tell them apart), each then
+ * taking the other's later band for the operator's value. A record
+ * written under the lock names a daemon that is alive, so the second
+ * one finds it LIVE and leaves it. A first band (no record) needs no
+ * lock: XATTR_CREATE lets one of two writers record it. Held for a few
+ * syscalls: waited for up to 1 s (a holder stopped meanwhile: no band
+ * this time, the next look tries again); where flock() fails otherwise,
+ * none (XATTR_CREATE still decides the first band). */
+static bool guard_lock(int dirfd, const char *path)
+{
+	for (int i = 0; i < 100; i++) {
+		if (flock(dirfd, LOCK_EX | LOCK_NB) == 0)
+			return true;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			log_debug("%s: flock: %s", path, strerror(errno));
+			return true;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+	log_warning("%s: another cgoom holds this cgroup's guard-band lock (1 s): "
+		    "no guard band from this daemon here for now", path);
+	return false;
+}
+
+static void guard_unlock(int dirfd)
+{
+	flock(dirfd, LOCK_UN);
+}
+
 /* Records the band about to be written: old is the operator's
  * memory.high, ours what is written, prev what stood before (a band of
  * ours; UINT64_MAX: none). flags: XATTR_CREATE for a first band, so
  * that of two daemons started at once only one records (-EEXIST for the
- * other), 0 to replace a record of ours. */
+ * other), XATTR_REPLACE to take over a dead writer's (under guard_lock)
+ * or to replace a record of ours. */
 static int record_write(struct daemon *dm, struct domain *d, uint64_t ours, uint64_t prev, int flags)
 {
 	self_id(dm);
@@ -154,13 +232,27 @@ static enum cgoom_guard_found record_find(struct daemon *dm, int dirfd, int high
 					  const char *path, struct cgoom_guard_record *ret_rec,
 					  uint64_t *ret_high)
 {
-	bool malformed = false;
+	int parse = 0;
 	char raw[CGOOM_GUARD_RECORD_MAX];
-	int r = record_read(dirfd, ret_rec, &malformed, raw, sizeof(raw));
+	int r = record_read(dirfd, ret_rec, &parse, raw, sizeof(raw));
 	if (r < 0)
 		log_debug("%s: %s: %s", path, CGOOM_GUARD_XATTR, strerror(-r));
 	if (r <= 0)
 		return CGOOM_GUARD_ABSENT;
+	if (parse == -EPROTONOSUPPORT) {
+		/* a later cgoom's format (a downgrade since): only its writer
+		 * can judge it, and removing it would strand its band; as
+		 * for a daemon still running, it and memory.high stay, and
+		 * this daemon writes no band here */
+		if (!dm->guard_version_warned)
+			log_warning("%s: %s \"%s\" is of a format version this cgoom does not know "
+				    "(a newer cgoom's): left as it is, with memory.high, and no guard band "
+				    "from this daemon there (said once)",
+				    path, CGOOM_GUARD_XATTR, raw);
+		dm->guard_version_warned = true;
+		return CGOOM_GUARD_LIVE;
+	}
+	bool malformed = parse < 0;
 	int fd = high_fd >= 0 ? high_fd : openat(dirfd, "memory.high", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	r = fd < 0 ? -errno : daemon_reread_limit(dm, fd, ret_high);
 	if (fd >= 0 && fd != high_fd)
@@ -231,9 +323,10 @@ static void left_restore(struct daemon *dm, int dirfd, const char *path,
 }
 
 /* Before d's memory.high is first taken for the operator's: what a
- * record there says about it. True when d may have a band of this
- * daemon's (false: another daemon, still running, has one there). */
-static bool guard_recover(struct daemon *dm, struct domain *d)
+ * record there says about it, judged and acted on under guard_lock.
+ * True when d may have a band of this daemon's (false: another daemon,
+ * still running, has one there, or holds the lock). */
+static bool guard_recover_locked(struct daemon *dm, struct domain *d)
 {
 	struct cgoom_guard_record rec;
 	uint64_t high;
@@ -257,10 +350,19 @@ static bool guard_recover(struct daemon *dm, struct domain *d)
 	d->old_high = rec.old;
 	d->our_high = high;
 	d->high_written = true;
-	int r = record_write(dm, d, high, UINT64_MAX, 0); /* ours now */
+	int r = record_write(dm, d, high, UINT64_MAX, XATTR_REPLACE); /* ours now */
 	if (r < 0)
 		log_warning("%s: %s: %s", d->path, CGOOM_GUARD_XATTR, strerror(-r));
 	return true;
+}
+
+static bool guard_recover(struct daemon *dm, struct domain *d)
+{
+	if (!guard_lock(d->dirfd, d->path))
+		return false;
+	bool mine = guard_recover_locked(dm, d);
+	guard_unlock(d->dirfd);
+	return mine;
 }
 
 void guard_recover_unlimited(struct daemon *dm, int dirfd, const char *path)
@@ -269,8 +371,11 @@ void guard_recover_unlimited(struct daemon *dm, int dirfd, const char *path)
 		return;
 	struct cgoom_guard_record rec;
 	uint64_t high;
+	if (!guard_lock(dirfd, path))
+		return;
 	if (record_find(dm, dirfd, -1, path, &rec, &high) == CGOOM_GUARD_LEFT)
 		left_restore(dm, dirfd, path, &rec, high, ", and memory.max is max now");
+	guard_unlock(dirfd);
 }
 
 /* ---- apply and restore ---- */
@@ -292,7 +397,16 @@ void guard_restore(struct daemon *dm, struct domain *d)
 		fmt_high(high, now, sizeof(now));
 		log_warning("%s: memory.high was changed by someone else (now %s); leaving it",
 			    d->path, now);
-		record_remove(d->dirfd, d->path);
+		record_remove_ours(dm, d->dirfd, d->path);
+		return;
+	}
+	struct cgoom_guard_record rec;
+	if (record_owner(dm, d->dirfd, &rec) == RECORD_OTHER) {
+		/* another daemon recorded this value as its band since (one
+		 * that does not lock, or a newer one): its to restore */
+		fmt_high(high, now, sizeof(now));
+		log_warning("%s: memory.high %s is recorded as another cgoom's guard band now; "
+			    "left to it", d->path, now);
 		return;
 	}
 	r = write_high(d->dirfd, d->old_high);
@@ -301,7 +415,7 @@ void guard_restore(struct daemon *dm, struct domain *d)
 		log_warning("%s: restoring memory.high to %s: %s", d->path, old, strerror(-r));
 		return;
 	}
-	record_remove(d->dirfd, d->path);
+	record_remove_ours(dm, d->dirfd, d->path);
 	log_info("%s: memory.high restored to %s", d->path, old);
 }
 
@@ -343,11 +457,23 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	d->guard_band = cg ? cg->guard_band : dm->cfg.guard_band;
 
 	bool want = d->guard_band > 0 && max != UINT64_MAX && d->guard_band < max;
+	/* the value the kernel keeps (whole pages) is the one read back:
+	 * compared with it at restore, an unaligned one never matched */
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t high =
+		want ? cgoom_guard_high_value(max - d->guard_band, page > 0 ? (uint64_t)page : 4096) : 0;
 	char g1[32], g2[32], g3[32];
 	if (d->guard_band > 0 && max != UINT64_MAX && d->guard_band >= max)
 		log_warning("%s: guard_band %s >= memory.max %s; no guard band", d->path,
 			    cgoom_human_size(d->guard_band, g1, sizeof(g1)), cgoom_human_size(max, g2, sizeof(g2)));
-	else if (want && d->guard_band > max / 2)
+	else if (want && high == 0) {
+		/* less than a page left: memory.high 0 throttles the cgroup
+		 * whole, nothing a band is for */
+		log_warning("%s: guard_band %s leaves less than a page of memory.max %s; no guard band",
+			    d->path, cgoom_human_size(d->guard_band, g1, sizeof(g1)),
+			    cgoom_human_size(max, g2, sizeof(g2)));
+		want = false;
+	} else if (want && d->guard_band > max / 2)
 		/* one [daemon] guard_band for every domain is easily larger
 		 * than a small one's whole headroom: its memory.high then
 		 * throttles it, and cgoom kills in it, at a fraction of its
@@ -372,7 +498,10 @@ void guard_apply(struct daemon *dm, struct domain *d)
 		log_info("%s: memory.high was changed by someone else (now %s): theirs from now on",
 			 d->path, h);
 		d->high_written = false;
-		record_remove(d->dirfd, d->path);
+		/* only a record of ours goes: one naming another daemon is
+		 * judged by guard_recover below (a live one's band is its own,
+		 * not a value of the operator's for a band over it) */
+		record_remove_ours(dm, d->dirfd, d->path);
 	}
 	bool mine = true;
 	if (dm->live && !d->high_written)
@@ -382,10 +511,6 @@ void guard_apply(struct daemon *dm, struct domain *d)
 		d->params.guarded = false;
 		return;
 	}
-	/* the value the kernel keeps (whole pages) is the one read back:
-	 * compared with it at restore, an unaligned one never matched */
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t high = cgoom_guard_high_value(max - d->guard_band, page > 0 ? (uint64_t)page : 4096);
 	if (!d->high_written) {
 		int r = daemon_reread_limit(dm, d->high_fd, &d->old_high);
 		if (r < 0) {
@@ -419,6 +544,7 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	 * without one */
 	int r = record_write(dm, d, high, d->high_written ? d->our_high : UINT64_MAX,
 			     d->high_written ? 0 : XATTR_CREATE);
+	bool with_prev = r == 0 && d->high_written;
 	if (r == -EEXIST) {
 		/* another daemon recorded its band since this one looked (two
 		 * started at once): its band, said as such */
@@ -443,7 +569,7 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	if (r < 0) {
 		log_warning("%s: writing memory.high %s: %s; no guard band", d->path, v, strerror(-r));
 		if (!d->high_written)
-			record_remove(d->dirfd, d->path); /* nothing of ours stands */
+			record_remove_ours(dm, d->dirfd, d->path); /* nothing of ours stands */
 		d->params.guarded = d->high_written; /* an older value of ours may stand */
 		return;
 	}
@@ -455,4 +581,12 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	d->our_high = high;
 	d->params.guarded = true;
 	d->sample.high = high;
+	/* PREV stood for the moment between the record and the write;
+	 * kept after it, a crash later restored a memory.high someone set
+	 * to that old band meanwhile as if it were ours */
+	if (with_prev) {
+		r = record_write(dm, d, high, UINT64_MAX, XATTR_REPLACE);
+		if (r < 0)
+			log_debug("%s: %s without PREV: %s", d->path, CGOOM_GUARD_XATTR, strerror(-r));
+	}
 }

@@ -28,6 +28,25 @@ static int field(const char *s, size_t n, bool allow_max, uint64_t *ret)
 	return 0;
 }
 
+/* A record of a format version other than 1 (one a later cgoom writes):
+ * VERSION a decimal number >= 2 without leading zero, then nothing or a
+ * space and printable text. What follows is not read: only its writer
+ * knows it, and a daemon that removed it would strand its band. */
+static bool other_version(const char *buf, size_t len)
+{
+	size_t v = 0;
+	while (v < len && buf[v] >= '0' && buf[v] <= '9')
+		v++;
+	uint64_t version;
+	if (v == 0 || buf[0] == '0' || (v < len && buf[v] != ' ') ||
+	    parse_digits_u64(buf, v, &version) < 0 || version < 2)
+		return false;
+	for (size_t i = v; i < len; i++)
+		if ((unsigned char)buf[i] < 0x20 || (unsigned char)buf[i] > 0x7e)
+			return false;
+	return true;
+}
+
 int cgoom_guard_record_parse(const char *buf, size_t len, struct cgoom_guard_record *ret)
 {
 	if (!buf && len)
@@ -37,6 +56,8 @@ int cgoom_guard_record_parse(const char *buf, size_t len, struct cgoom_guard_rec
 		len--;
 	if (len > 0 && buf[len - 1] == '\n')
 		len--;
+	if (other_version(buf, len))
+		return -EPROTONOSUPPORT;
 	const char *f[GUARD_FIELDS_MAX];
 	size_t fl[GUARD_FIELDS_MAX], n = 0, start = 0;
 	for (size_t i = 0; i <= len; i++) {

@@ -11,9 +11,17 @@
  *    the operator's value and "restored" as it was);
  *  - a memory.high the operator set since, a malformed record and a
  *    band of a daemon still running are left alone;
+ *  - a record of another format version (a later cgoom's) is kept, with
+ *    memory.high, and no band is written there (it was removed as
+ *    malformed);
  *  - of two daemons started at once, one records and writes the band:
  *    a record made by another between this one's look and its write
- *    (XATTR_CREATE fails) leaves the band to it;
+ *    (XATTR_CREATE fails) leaves the band to it; and one takes over a
+ *    dead daemon's band (the other waits on the lock, then finds it
+ *    alive);
+ *  - a record of another daemon still running is never removed (at a
+ *    restore, at a reload that finds memory.high changed), nor its band
+ *    taken for the operator's value;
  *  - a reload that moves the band's line above a memory.high the
  *    operator set lower does not raise it (it was raised to the new
  *    line before: the guard band's rule held at start only);
@@ -78,11 +86,18 @@ static char *record(struct bed *b)
 static bool race_armed;
 static int race_pid;
 static unsigned long long race_start;
+/* or: another daemon started at once, run in a child from there */
+static void (*race_fn)(int fd);
 
 ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
 {
 	ssize_t n = syscall(SYS_fgetxattr, fd, name, value, size);
 	int e = errno;
+	if (race_fn && strcmp(name, XATTR) == 0) {
+		void (*fn)(int) = race_fn;
+		race_fn = NULL;
+		fn(fd);
+	}
 	if (race_armed && strcmp(name, XATTR) == 0) {
 		race_armed = false;
 		char v[96];
@@ -251,6 +266,27 @@ static void test_malformed_record_dropped(void)
 	bed_close(&b);
 }
 
+static void test_other_version_kept(void)
+{
+	/* a later cgoom's record (a downgrade since): kept with memory.high,
+	 * whether a band is off or on here, and no band of ours */
+	for (int on = 0; on < 2; on++) {
+		struct bed b;
+		if (!bed_open(&b, "369098752\n", on ? 48 * MiB : 0))
+			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+		const char *v = "2 12345 1 max 369098752 flags=x";
+		CHECK(fsetxattr(b.d->dirfd, XATTR, v, strlen(v), 0) == 0);
+		guard_apply(b.dm, b.d);
+		CHECK(!b.d->params.guarded && !b.d->high_written);
+		CHECK_STREQ(get(&b, "memory.high"), "369098752\n");
+		CHECK_STREQ(record(&b), v);
+		guard_restore(b.dm, b.d);
+		CHECK_STREQ(record(&b), v);
+		fremovexattr(b.d->dirfd, XATTR);
+		bed_close(&b);
+	}
+}
+
 static void test_live_writer_left_alone(void)
 {
 	struct bed b;
@@ -310,6 +346,146 @@ static void test_started_at_once(void)
 	bed_close(&b);
 }
 
+/* A record of another daemon still running is never removed, nor its
+ * band taken for the operator's value: the reviewer's chain had two
+ * daemons that both took over one band each remove the other's record,
+ * and memory.high stayed at one's band for good. */
+static void test_others_record_kept(void)
+{
+	for (int reload = 0; reload < 2; reload++) {
+		struct bed b;
+		if (!bed_open(&b, "max\n", 48 * MiB))
+			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+		guard_apply(b.dm, b.d);
+		CHECK_STREQ(get(&b, "memory.high"), "369098752");
+		pid_t child = fork();
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		CHECK(child > 0);
+		/* the other daemon records and writes its band (380M) */
+		char v[96];
+		snprintf(v, sizeof(v), "1 %d %llu max 398458880 369098752", child, start_of(child));
+		CHECK(fsetxattr(b.d->dirfd, XATTR, v, strlen(v), 0) == 0);
+		put(b.d->dirfd, "memory.high", "398458880\n");
+		if (reload)
+			guard_apply(b.dm, b.d);
+		bool guarded = b.d->params.guarded, written = b.d->high_written;
+		guard_restore(b.dm, b.d);
+		char rec[CGOOM_GUARD_RECORD_MAX];
+		strcpy(rec, record(&b));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		if (reload)
+			CHECK(!guarded && !written); /* its band, not the operator's */
+		CHECK_STREQ(get(&b, "memory.high"), "398458880\n");
+		CHECK_STREQ(rec, v);
+		fremovexattr(b.d->dirfd, XATTR);
+		bed_close(&b);
+	}
+}
+
+/* Two daemons started at once after a crash: the second (a child,
+ * started inside the first's look at the dead daemon's record) waits
+ * for the first's takeover and finds its band, alive: no takeover of
+ * its own (both took it over, each its own record over the other's). */
+static char *race_dir;
+static int race_status;
+
+static void race_second_daemon(int fd)
+{
+	(void)fd;
+	pid_t child = fork();
+	if (child == 0) {
+		struct bed b2 = { 0 };
+		b2.dm = fake_daemon(1);
+		cgoom_config_init(&b2.dm->cfg);
+		b2.dm->cfg.guard_band = 48 * MiB;
+		b2.dm->live = true;
+		b2.dm->roots.proc_fd = open("/proc", O_RDONLY | O_DIRECTORY);
+		b2.d = b2.dm->domains[1];
+		b2.d->path[0] = '/';
+		b2.d->dirfd = open(race_dir, O_RDONLY | O_DIRECTORY);
+		b2.d->high_fd = openat(b2.d->dirfd, "memory.high", O_RDONLY);
+		b2.d->sample.max = 400 * MiB;
+		guard_apply(b2.dm, b2.d);
+		_exit(b2.d->high_written ? 1 : 0);
+	}
+	race_pid = child;
+	/* up to 300 ms for it: without exclusion it is done by then */
+	for (int i = 0; i < 30 && waitpid(child, &race_status, WNOHANG) == 0; i++)
+		usleep(10000);
+}
+
+static void test_takeover_exclusive(void)
+{
+	struct bed b;
+	if (!bed_open(&b, "369098752\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	left(&b, GONE);
+	race_dir = b.dir;
+	race_status = -1;
+	race_fn = race_second_daemon;
+	guard_apply(b.dm, b.d);
+	CHECK(!race_fn);
+	if (race_status == -1)
+		waitpid(race_pid, &race_status, 0);
+	CHECK(b.d->params.guarded && b.d->high_written);
+	CHECK(WIFEXITED(race_status) && WEXITSTATUS(race_status) == 0); /* no band of its own */
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max 369098752", getpid(), start_of(getpid()));
+	CHECK_STREQ(record(&b), want);
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
+static void test_reload_clears_prev(void)
+{
+	/* a reload moves the band (48M to 32M): the record carries PREV for
+	 * the write, and loses it once the new band stands */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 48 * MiB))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	b.dm->cfg.guard_band = 32 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "385875968");
+	char want[96];
+	snprintf(want, sizeof(want), "1 %d %llu max 385875968", getpid(), start_of(getpid()));
+	CHECK_STREQ(record(&b), want);
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
+static void test_band_below_a_page(void)
+{
+	/* guard_band 100 bytes short of memory.max: the line rounds down to
+	 * memory.high 0, which throttles the cgroup whole: no band (and a
+	 * band of ours from before goes at such a reload) */
+	struct bed b;
+	if (!bed_open(&b, "max\n", 400 * MiB - 100))
+		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "max\n");
+	CHECK_STREQ(record(&b), "");
+	b.dm->cfg.guard_band = 48 * MiB;
+	guard_apply(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	b.dm->cfg.guard_band = 400 * MiB - 100;
+	guard_apply(b.dm, b.d);
+	CHECK(!b.d->params.guarded && !b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	bed_close(&b);
+}
+
 static void test_replaced_band_is_theirs(void)
 {
 	/* the band (352M) replaced by hand with 200M while cgoom runs; a
@@ -363,10 +539,15 @@ int main(void)
 		TAP(test_left_band_under_a_new_max),
 		TAP(test_operator_high_since_kept),
 		TAP(test_malformed_record_dropped),
+		TAP(test_other_version_kept),
 		TAP(test_live_writer_left_alone),
 		TAP(test_started_at_once),
+		TAP(test_others_record_kept),
+		TAP(test_takeover_exclusive),
 		TAP(test_reload_never_raises_operators_high),
 		TAP(test_replaced_band_is_theirs),
+		TAP(test_reload_clears_prev),
+		TAP(test_band_below_a_page),
 		{ 0 },
 	});
 }

@@ -35,8 +35,11 @@ static void test_parse_hostile(void)
 		{ S("\0") },
 		{ S("1") },
 		{ S("1 123 4567 max") },                      /* OURS missing */
-		{ S("2 123 4567 max 4096") },                 /* another version */
-		{ S("11 123 4567 max 4096") },
+		{ S("0 123 4567 max 4096") },                 /* no version 0 */
+		{ S("01 123 4567 max 4096") },
+		{ S("2\t123") },                              /* not "VERSION TEXT" */
+		{ S("2 123\x01") },
+		{ S("x2 123") },
 		{ S("1 123 4567 max 4096 8192 1") },          /* a field too many */
 		{ S("1 123 4567 max max") },                  /* OURS is a number */
 		{ S("1 123 4567 max 4096 max") },             /* so is PREV */
@@ -58,6 +61,29 @@ static void test_parse_hostile(void)
 		struct cgoom_guard_record r = { .pid = 77 };
 		if (cgoom_guard_record_parse(bad[i].s, bad[i].n, &r) != -EBADMSG) {
 			printf("# accepted bad record %zu\n", i);
+			CHECK(0);
+		}
+		CHECK_EQ_INT(r.pid, 77); /* untouched */
+	}
+}
+
+/* A later format's record is told from garbage: a daemon after a
+ * downgrade keeps it (it removed it as malformed, stranding the band). */
+static void test_parse_other_version(void)
+{
+	static const struct {
+		const char *s;
+		size_t n;
+	} other[] = {
+		{ S("2 123 4567 max 4096") },
+		{ S("11 123 4567 max 4096") },
+		{ S("2 12345 1 max 369098752 flags=x\0") },
+		{ S("3\n") },
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		struct cgoom_guard_record r = { .pid = 77 };
+		if (cgoom_guard_record_parse(other[i].s, other[i].n, &r) != -EPROTONOSUPPORT) {
+			printf("# record %zu not taken for another version\n", i);
 			CHECK(0);
 		}
 		CHECK_EQ_INT(r.pid, 77); /* untouched */
@@ -127,6 +153,7 @@ int main(void)
 	return tap_run((struct tap_test[]){
 		TAP(test_parse),
 		TAP(test_parse_hostile),
+		TAP(test_parse_other_version),
 		TAP(test_format_roundtrip),
 		TAP(test_judge),
 		TAP(test_high_value),
