@@ -174,14 +174,31 @@ static unsigned long long start_of(int pid)
 	return (unsigned long long)st.starttime;
 }
 
+/* bed_open, or the test skipped where trusted.* cannot be set */
+#define BED_OPEN(b, high, band)                                                    \
+	do {                                                                       \
+		if (!bed_open(b, high, band))                                      \
+			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");    \
+	} while (0)
+
+/* A child that waits to be killed: another daemon, alive. */
+static pid_t paused_child(void)
+{
+	pid_t child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	return child;
+}
+
 /* Our own PID with a start time it never had: a daemon gone. */
 #define GONE getpid(), 1ull
 
 static void test_band_recorded_and_removed(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "max\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "max\n", 48 * MiB);
 	guard_apply(b.dm, b.d);
 	CHECK(b.d->params.guarded);
 	CHECK_STREQ(get(&b, "memory.high"), "369098752");
@@ -197,8 +214,7 @@ static void test_band_recorded_and_removed(void)
 static void test_left_band_restored_with_band_off(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 0))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "369098752\n", 0);
 	left(&b, GONE);
 	guard_apply(b.dm, b.d);
 	CHECK(!b.d->params.guarded);
@@ -210,8 +226,7 @@ static void test_left_band_restored_with_band_off(void)
 static void test_left_band_taken_over_then_restored(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "369098752\n", 48 * MiB);
 	left(&b, GONE);
 	guard_apply(b.dm, b.d);
 	CHECK(b.d->params.guarded);
@@ -230,8 +245,7 @@ static void test_left_band_under_a_new_max(void)
 	/* memory.max went to 500M meanwhile: the band's line moves, the
 	 * operator's value is still what the record says */
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "369098752\n", 48 * MiB);
 	left(&b, GONE);
 	b.d->sample.max = 500 * MiB;
 	guard_apply(b.dm, b.d);
@@ -245,8 +259,7 @@ static void test_left_band_under_a_new_max(void)
 static void test_operator_high_since_kept(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "314572800\n", 0))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "314572800\n", 0);
 	left(&b, GONE);
 	guard_apply(b.dm, b.d);
 	CHECK_STREQ(get(&b, "memory.high"), "314572800\n");
@@ -257,8 +270,7 @@ static void test_operator_high_since_kept(void)
 static void test_malformed_record_dropped(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 0))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "369098752\n", 0);
 	CHECK(fsetxattr(b.d->dirfd, XATTR, "1 max nonsense", 14, 0) == 0);
 	guard_apply(b.dm, b.d);
 	CHECK_STREQ(get(&b, "memory.high"), "369098752\n");
@@ -272,8 +284,7 @@ static void test_other_version_kept(void)
 	 * whether a band is off or on here, and no band of ours */
 	for (int on = 0; on < 2; on++) {
 		struct bed b;
-		if (!bed_open(&b, "369098752\n", on ? 48 * MiB : 0))
-			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+		BED_OPEN(&b, "369098752\n", on ? 48 * MiB : 0);
 		const char *v = "2 12345 1 max 369098752 flags=x";
 		CHECK(fsetxattr(b.d->dirfd, XATTR, v, strlen(v), 0) == 0);
 		guard_apply(b.dm, b.d);
@@ -290,13 +301,8 @@ static void test_other_version_kept(void)
 static void test_live_writer_left_alone(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
-	pid_t child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
+	BED_OPEN(&b, "369098752\n", 48 * MiB);
+	pid_t child = paused_child();
 	CHECK(child > 0);
 	left(&b, child, start_of(child));
 	char before[CGOOM_GUARD_RECORD_MAX];
@@ -320,13 +326,8 @@ static void test_live_writer_left_alone(void)
 static void test_started_at_once(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "max\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
-	pid_t child = fork();
-	if (child == 0) {
-		pause();
-		_exit(0);
-	}
+	BED_OPEN(&b, "max\n", 48 * MiB);
+	pid_t child = paused_child();
 	CHECK(child > 0);
 	race_pid = child;
 	race_start = start_of(child);
@@ -354,15 +355,10 @@ static void test_others_record_kept(void)
 {
 	for (int reload = 0; reload < 2; reload++) {
 		struct bed b;
-		if (!bed_open(&b, "max\n", 48 * MiB))
-			SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+		BED_OPEN(&b, "max\n", 48 * MiB);
 		guard_apply(b.dm, b.d);
 		CHECK_STREQ(get(&b, "memory.high"), "369098752");
-		pid_t child = fork();
-		if (child == 0) {
-			pause();
-			_exit(0);
-		}
+		pid_t child = paused_child();
 		CHECK(child > 0);
 		/* the other daemon records and writes its band (380M) */
 		char v[96];
@@ -421,8 +417,7 @@ static void race_second_daemon(int fd)
 static void test_takeover_exclusive(void)
 {
 	struct bed b;
-	if (!bed_open(&b, "369098752\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "369098752\n", 48 * MiB);
 	left(&b, GONE);
 	race_dir = b.dir;
 	race_status = -1;
@@ -447,8 +442,7 @@ static void test_reload_clears_prev(void)
 	/* a reload moves the band (48M to 32M): the record carries PREV for
 	 * the write, and loses it once the new band stands */
 	struct bed b;
-	if (!bed_open(&b, "max\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "max\n", 48 * MiB);
 	guard_apply(b.dm, b.d);
 	CHECK_STREQ(get(&b, "memory.high"), "369098752");
 	b.dm->cfg.guard_band = 32 * MiB;
@@ -469,8 +463,7 @@ static void test_band_below_a_page(void)
 	 * memory.high 0, which throttles the cgroup whole: no band (and a
 	 * band of ours from before goes at such a reload) */
 	struct bed b;
-	if (!bed_open(&b, "max\n", 400 * MiB - 100))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "max\n", 400 * MiB - 100);
 	guard_apply(b.dm, b.d);
 	CHECK(!b.d->params.guarded && !b.d->high_written);
 	CHECK_STREQ(get(&b, "memory.high"), "max\n");
@@ -491,8 +484,7 @@ static void test_replaced_band_is_theirs(void)
 	/* the band (352M) replaced by hand with 200M while cgoom runs; a
 	 * reload to guard_band 32M (368M) must not write over it */
 	struct bed b;
-	if (!bed_open(&b, "max\n", 48 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "max\n", 48 * MiB);
 	guard_apply(b.dm, b.d);
 	CHECK_STREQ(get(&b, "memory.high"), "369098752");
 	put(b.d->dirfd, "memory.high", "209715200\n");
@@ -517,8 +509,7 @@ static void test_reload_never_raises_operators_high(void)
 	/* the operator's 300M; guard_band 150M puts the band at 250M, under
 	 * it; a reload to 48M would put it at 352M, above theirs */
 	struct bed b;
-	if (!bed_open(&b, "314572800\n", 150 * MiB))
-		SKIP("no trusted.* xattrs here (needs CAP_SYS_ADMIN)");
+	BED_OPEN(&b, "314572800\n", 150 * MiB);
 	guard_apply(b.dm, b.d);
 	CHECK(b.d->params.guarded);
 	CHECK_STREQ(get(&b, "memory.high"), "262144000");
