@@ -374,13 +374,28 @@ daemon_start() { # daemon_start [cgoom ARGS before "run"] -- [run ARGS]
 	cgoom --config "$CGOOM_CONF" "$@" > "$DLOG" 2>&1 &
 	DPID=$!
 	trap daemon_stop EXIT
+	wait_watching "$DLOG" $DPID
+}
+# wait_watching LOG [PID]: until the daemon logging to LOG says it is
+# watching (10 s), failing when it does not, or when PID exits first
+wait_watching() {
+	_w=${2:+ ($2)}
 	i=0
-	until grep -q 'watching [0-9]* domain' "$DLOG"; do
-		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$DLOG"; fail "cgoom run did not start"; }
-		is_alive $DPID || { diag_file "$DLOG"; fail "cgoom run exited at start"; }
+	until grep -q 'watching [0-9]* domain' "$1"; do
+		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$1"; fail "cgoom run$_w did not start ($1)"; }
+		[ -z "${2:-}" ] || is_alive "$2" || { diag_file "$1"; fail "cgoom run$_w exited at start"; }
 		sleep 0.1
 	done
 }
+# tmpfs_scratch DIR: a 1 GiB tmpfs on DIR, emptied and unmounted when the
+# scenario ends, pass or fail (its pages would stay charged to removed
+# cgroups and hold the guest's memory from the scenarios after it)
+tmpfs_scratch() {
+	TMPFS_DIR=$1
+	trap tmpfs_done EXIT
+	mkdir -p "$1" && mount -t tmpfs -o size=1G tmpfs "$1" || fail "cannot mount a tmpfs on $1"
+}
+tmpfs_done() { rm -f "$TMPFS_DIR"/*; umount "$TMPFS_DIR" 2>/dev/null; }
 daemon_stop() {
 	[ -n "$DPID" ] || return 0
 	kill -TERM $DPID 2>/dev/null

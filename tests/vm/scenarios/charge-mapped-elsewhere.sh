@@ -12,9 +12,7 @@
 # 200 MiB (/d/a ranked 205 MiB against the grower's 166).
 # vm-timeout: 200
 T=/mnt/mapped
-tmpfs_done() { rm -f "$T"/*; umount "$T" 2>/dev/null; }
-trap tmpfs_done EXIT
-mkdir -p $T && mount -t tmpfs -o size=1G tmpfs $T || fail "cannot mount a tmpfs on $T"
+tmpfs_scratch $T
 
 write_conf <<CONF
 [daemon]

@@ -15,9 +15,7 @@
 # first: the standby was made just after each respawn).
 # vm-timeout: 200
 T=/mnt/respawn
-tmpfs_done() { rm -f "$T"/*; umount "$T" 2>/dev/null; }
-trap tmpfs_done EXIT
-mkdir -p $T && mount -t tmpfs -o size=1G tmpfs $T || fail "cannot mount a tmpfs on $T"
+tmpfs_scratch $T
 
 write_conf <<CONF
 [daemon]

@@ -12,22 +12,14 @@ guard_band = 48M
 CONF
 cg_make /work 400M
 HIGH=$((400 * 1048576 - 48 * 1048576))
-started() { # started LOG PID
-	i=0
-	until grep -q 'watching [0-9]* domain' "$1"; do
-		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$1"; fail "cgoom run ($2) did not start"; }
-		is_alive "$2" || { diag_file "$1"; fail "cgoom run ($2) exited at start"; }
-		sleep 0.1
-	done
-}
 both=0
 for round in 1 2 3 4 5 6 7 8 9 10; do
 	cgoom --config "$CGOOM_CONF" run > "$VM_TMP/a.log" 2>&1 &
 	A=$!
 	cgoom --config "$CGOOM_CONF" run > "$VM_TMP/b.log" 2>&1 &
 	B=$!
-	started "$VM_TMP/a.log" $A
-	started "$VM_TMP/b.log" $B
+	wait_watching "$VM_TMP/a.log" $A
+	wait_watching "$VM_TMP/b.log" $B
 	wa=$(grep -c '/work: guard band 48.0 MiB: memory.high =' "$VM_TMP/a.log")
 	wb=$(grep -c '/work: guard band 48.0 MiB: memory.high =' "$VM_TMP/b.log")
 	h=$(cg_get /work memory.high)

@@ -15,23 +15,15 @@ guard_band = 32M
 CONF
 cg_make /work 400M
 cg_enable /work +memory
-started() { # started LOG PID
-	i=0
-	until grep -q 'watching [0-9]* domain' "$1"; do
-		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$1"; fail "cgoom run ($2) did not start"; }
-		is_alive "$2" || { diag_file "$1"; fail "cgoom run ($2) exited at start"; }
-		sleep 0.1
-	done
-}
 cgoom --config "$CGOOM_CONF" run > "$VM_TMP/a.log" 2>&1 &
 A=$!
-started "$VM_TMP/a.log" $A
+wait_watching "$VM_TMP/a.log" $A
 cgoom --config "$CGOOM_CONF" run --dry-run > "$VM_TMP/dry.log" 2>&1 &
 D=$!
-started "$VM_TMP/dry.log" $D
+wait_watching "$VM_TMP/dry.log" $D
 cgoom --config "$CGOOM_CONF" run > "$VM_TMP/b.log" 2>&1 &
 B=$!
-started "$VM_TMP/b.log" $B
+wait_watching "$VM_TMP/b.log" $B
 high=$(cg_get /work memory.high)
 kill -TERM $A; wait $A
 after_a=$(cg_get /work memory.high)
@@ -54,7 +46,7 @@ grep -q 'guard band of cgoom PID' "$VM_TMP/dry.log" && fail "the dry run (which 
 # a band replaced by hand while the daemon runs
 cgoom --config "$CGOOM_CONF" run > "$VM_TMP/c.log" 2>&1 &
 C=$!
-started "$VM_TMP/c.log" $C
+wait_watching "$VM_TMP/c.log" $C
 cg_set /work memory.high max
 kill -TERM $C; wait $C
 grep -q '/work: memory.high was changed by someone else (now max); leaving it' "$VM_TMP/c.log" ||

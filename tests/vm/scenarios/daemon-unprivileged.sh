@@ -7,13 +7,6 @@
 
 rm -f "$CGOOM_CONF"
 cg_make /work 400M
-started() { # started LOG
-	i=0
-	until grep -q 'watching [0-9]* domain' "$1"; do
-		i=$((i + 1)); [ $i -gt 100 ] && { diag_file "$1"; fail "cgoom run did not start ($1)"; }
-		sleep 0.1
-	done
-}
 for mode in user user-dry root; do
 	case $mode in
 	user) as_user 1000 "exec cgoom run" > "$VM_TMP/$mode.log" 2>&1 & ;;
@@ -21,7 +14,7 @@ for mode in user user-dry root; do
 	root) cgoom run > "$VM_TMP/$mode.log" 2>&1 & ;;
 	esac
 	P=$!
-	started "$VM_TMP/$mode.log"
+	wait_watching "$VM_TMP/$mode.log"
 	# as_user's wrapper is $P; the daemon under it is the guest's only cgoom
 	kill -TERM $(pidof cgoom) 2>/dev/null
 	wait $P

@@ -26,12 +26,7 @@
 #     through, before the kernel's.
 # vm-timeout: 400
 T=/mnt/fill
-# the tmpfs must go with the scenario, pass or fail: its pages would stay
-# charged to the removed cgroups and hold the guest's memory from the
-# scenarios after this one
-tmpfs_done() { rm -f "$T"/*; umount "$T" 2>/dev/null; }
-trap tmpfs_done EXIT
-mkdir -p $T && mount -t tmpfs -o size=1G tmpfs $T || fail "cannot mount a tmpfs on $T"
+tmpfs_scratch $T
 
 # fill CGROUP FILE MB: dd writes MB MiB of tmpfs from inside CGROUP and exits
 fill() {
