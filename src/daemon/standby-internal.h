@@ -76,6 +76,12 @@ struct rank_bound {
  * footprint read from memory.stat now, plus its bias), still beats
  * every rival's upper bound. */
 bool standby_rank_holds(int64_t victim_now, const struct rank_bound *rivals, size_t n);
+/* standby-rank.c: the fds the ranking re-check reads (the victim
+ * entity's memory.stat and memory.swap.current, each rival's
+ * memory.current and memory.swap.current), opened when the standby is
+ * made and closed with it */
+void rank_fds_open(struct daemon *dm, struct standby *sb);
+void rank_fds_free(struct standby *sb);
 
 /* Limits for a standby: level_delta half its lead on the approach, the
  * whole lead at the crossing. */
