@@ -343,7 +343,8 @@ struct daemon {
 	unsigned n_prep, prep_slots; /* in flight; at most this many at once */
 	struct domain **prep_want; /* domains waiting for a free slot (run.c want_prep) */
 	size_t n_prep_want, cap_prep_want;
-	int prep_efd;             /* eventfd: a preparation thread is done */
+	int prep_efd;             /* eventfd: a preparation thread (or a memory.high writer) is done */
+	struct high_writer *high_writers; /* memory.high writes on their threads (guard-write.c) */
 	struct watch w_prep;
 
 	struct events ev;
@@ -423,6 +424,23 @@ void guard_restore(struct daemon *dm, struct domain *d);
  * a band a daemon killed before it could restore left there (its
  * memory.max set to max since) is restored to the operator's value. */
 void guard_recover_unlimited(struct daemon *dm, int dirfd, const char *path);
+
+/* ---- guard-write.c: memory.high written off the loop ---- */
+
+/* "max" or the number, as memory.high says it. */
+void guard_fmt_high(uint64_t v, char *buf, size_t size);
+/* Writes memory.high below dirfd now (0 or -errno); the kernel reclaims
+ * in the caller down to it. */
+int guard_write_high(int dirfd, uint64_t value);
+/* Writes d's band: where the kernel would reclaim in the writer (usage
+ * near or above value), from a helper thread, returning once memory.high
+ * reads back value (bounded: 1 s); 0 or -errno. */
+int guard_write_band(struct daemon *dm, struct domain *d, uint64_t value);
+/* Joins the helper threads done (on dm->prep_efd's wake-up) and says
+ * what came of them. */
+void guard_writers_reap(struct daemon *dm);
+/* At exit: joins the ones done, leaves the rest to the process's end. */
+void guard_writers_abandon(struct daemon *dm);
 
 /* ---- fds.c ---- */
 

@@ -29,27 +29,6 @@
  * (page-cache spikes that reclaim resolves at once do not count). */
 #define BAND_DWELL_US 100000ULL
 
-static void fmt_high(uint64_t v, char *buf, size_t size)
-{
-	if (v == UINT64_MAX)
-		snprintf(buf, size, "max"); /* as the file says it */
-	else
-		snprintf(buf, size, "%llu", (unsigned long long)v);
-}
-
-static int write_high(int dirfd, uint64_t value)
-{
-	char v[32];
-	fmt_high(value, v, sizeof(v));
-	int fd = openat(dirfd, "memory.high", O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, v, strlen(v));
-	int r = n < 0 ? -errno : 0;
-	close(fd);
-	return r;
-}
-
 /* ---- the record ---- */
 
 /* This daemon's PID and start time in the proc root, read once. */
@@ -262,7 +241,7 @@ static enum cgoom_guard_found record_find(struct daemon *dm, int dirfd, int high
 		return CGOOM_GUARD_ABSENT;
 	}
 	char h[32], w[32];
-	fmt_high(*ret_high, h, sizeof(h));
+	guard_fmt_high(*ret_high, h, sizeof(h));
 	bool alive = !malformed && writer_alive(dm, ret_rec);
 	enum cgoom_guard_found f = cgoom_guard_judge(malformed ? NULL : ret_rec, malformed, *ret_high, alive);
 	switch (f) {
@@ -277,7 +256,7 @@ static enum cgoom_guard_found record_find(struct daemon *dm, int dirfd, int high
 			record_remove(dirfd, path);
 		break;
 	case CGOOM_GUARD_STALE:
-		fmt_high(ret_rec->ours, w, sizeof(w));
+		guard_fmt_high(ret_rec->ours, w, sizeof(w));
 		log_info("%s: memory.high %s was set since a cgoom (PID %d) wrote its guard band (%s): "
 			 "it stays; %s",
 			 path, h, ret_rec->pid, w,
@@ -302,8 +281,8 @@ static void left_restore(struct daemon *dm, int dirfd, const char *path,
 			 const struct cgoom_guard_record *rec, uint64_t high, const char *why)
 {
 	char h[32], o[32];
-	fmt_high(high, h, sizeof(h));
-	fmt_high(rec->old, o, sizeof(o));
+	guard_fmt_high(high, h, sizeof(h));
+	guard_fmt_high(rec->old, o, sizeof(o));
 	if (dm->dry_run) {
 		log_warning("%s: memory.high %s was left by a cgoom (PID %d) that did not exit cleanly "
 			    "(it was %s before); a dry run leaves it: start cgoom without --dry-run, or "
@@ -311,7 +290,7 @@ static void left_restore(struct daemon *dm, int dirfd, const char *path,
 			    path, h, rec->pid, o, o);
 		return;
 	}
-	int r = write_high(dirfd, rec->old);
+	int r = guard_write_high(dirfd, rec->old);
 	if (r < 0) {
 		log_warning("%s: memory.high %s was left by a cgoom (PID %d) that did not exit cleanly; "
 			    "restoring it to %s: %s", path, h, rec->pid, o, strerror(-r));
@@ -342,8 +321,8 @@ static bool guard_recover_locked(struct daemon *dm, struct domain *d)
 	/* taken over: kept while the band still applies here, restored
 	 * (guard_restore) when it does not */
 	char h[32], o[32];
-	fmt_high(high, h, sizeof(h));
-	fmt_high(rec.old, o, sizeof(o));
+	guard_fmt_high(high, h, sizeof(h));
+	guard_fmt_high(rec.old, o, sizeof(o));
 	log_notice("%s: memory.high %s was left by a cgoom (PID %d) that did not exit cleanly; "
 		   "it was %s before: taken over, and restored to that when no guard band applies",
 		   d->path, h, rec.pid, o);
@@ -392,9 +371,9 @@ void guard_restore(struct daemon *dm, struct domain *d)
 		return;
 	}
 	char now[32], old[32];
-	fmt_high(d->old_high, old, sizeof(old));
+	guard_fmt_high(d->old_high, old, sizeof(old));
 	if (high != d->our_high) {
-		fmt_high(high, now, sizeof(now));
+		guard_fmt_high(high, now, sizeof(now));
 		log_warning("%s: memory.high was changed by someone else (now %s); leaving it",
 			    d->path, now);
 		record_remove_ours(dm, d->dirfd, d->path);
@@ -404,12 +383,12 @@ void guard_restore(struct daemon *dm, struct domain *d)
 	if (record_owner(dm, d->dirfd, &rec) == RECORD_OTHER) {
 		/* another daemon recorded this value as its band since (one
 		 * that does not lock, or a newer one): its to restore */
-		fmt_high(high, now, sizeof(now));
+		guard_fmt_high(high, now, sizeof(now));
 		log_warning("%s: memory.high %s is recorded as another cgoom's guard band now; "
 			    "left to it", d->path, now);
 		return;
 	}
-	r = write_high(d->dirfd, d->old_high);
+	r = guard_write_high(d->dirfd, d->old_high);
 	if (r < 0) {
 		/* the record stays: the next start restores it */
 		log_warning("%s: restoring memory.high to %s: %s", d->path, old, strerror(-r));
@@ -494,7 +473,7 @@ void guard_apply(struct daemon *dm, struct domain *d)
 	if (d->high_written && dm->live && daemon_reread_limit(dm, d->high_fd, &now) == 0 &&
 	    now != d->our_high) {
 		char h[32];
-		fmt_high(now, h, sizeof(h));
+		guard_fmt_high(now, h, sizeof(h));
 		log_info("%s: memory.high was changed by someone else (now %s): theirs from now on",
 			 d->path, h);
 		d->high_written = false;
@@ -563,9 +542,9 @@ void guard_apply(struct daemon *dm, struct domain *d)
 		dm->guard_record_warned = true;
 	}
 	char v[32], old[32];
-	fmt_high(high, v, sizeof(v));
-	fmt_high(d->old_high, old, sizeof(old));
-	r = write_high(d->dirfd, high);
+	guard_fmt_high(high, v, sizeof(v));
+	guard_fmt_high(d->old_high, old, sizeof(old));
+	r = guard_write_band(dm, d, high); /* guard-write.c: the reclaim off the loop */
 	if (r < 0) {
 		log_warning("%s: writing memory.high %s: %s; no guard band", d->path, v, strerror(-r));
 		if (!d->high_written)

@@ -582,6 +582,7 @@ static void dispatch(struct daemon *dm, struct epoll_event *ev, uint64_t now)
 		break;
 	case W_PREP:
 		standby_reap(dm);
+		guard_writers_reap(dm);
 		prep_next(dm);
 		break;
 	case W_INOTIFY:
@@ -597,6 +598,7 @@ static void daemon_free(struct daemon *dm)
 	post_hooks_reap(dm, 0, true);
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */
+	guard_writers_abandon(dm);
 	domains_free(dm);
 	discover_free(dm);
 	sched_free(dm);

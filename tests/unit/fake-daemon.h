@@ -28,6 +28,7 @@ static inline struct daemon *fake_daemon(size_t n)
 {
 	struct daemon *dm = calloc(1, sizeof(*dm));
 	dm->ev.fd = -1;
+	dm->prep_efd = -1;
 	dm->domains = calloc(n + 1, sizeof(*dm->domains));
 	dm->domains[0] = fake("/", false, 0);
 	dm->domains[0]->system = true;

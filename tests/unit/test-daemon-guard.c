@@ -26,10 +26,18 @@
  *    operator set lower does not raise it (it was raised to the new
  *    line before: the guard band's rule held at start only);
  *  - nor over a band of ours someone replaced meanwhile (by hand, or
- *    systemd on a unit's property change): their value is theirs.
+ *    systemd on a unit's property change): their value is theirs;
+ *  - a band below the cgroup's usage (memory.current) is written by a
+ *    helper thread, the kernel's reclaim after the value stands played
+ *    by holding that thread in write(): guard_apply returns with the
+ *    band standing while the thread is still held (the loop waited for
+ *    the whole reclaim before), a restore meanwhile puts the operator's
+ *    value back, and the thread is joined once released; a band above
+ *    usage is written at once, with no thread.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +116,25 @@ ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
 	return n;
 }
 
+/* The kernel's reclaim in memory_high_write, played: armed, the next
+ * write() from a thread other than the main one (the helper's write of
+ * memory.high) writes, then waits until reclaim_release is set. */
+static int reclaim_armed, reclaim_release, reclaim_held;
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	ssize_t r = syscall(SYS_write, fd, buf, n);
+	int e = errno;
+	if (syscall(SYS_gettid) != getpid() &&
+	    __atomic_exchange_n(&reclaim_armed, 0, __ATOMIC_ACQ_REL)) {
+		__atomic_store_n(&reclaim_held, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&reclaim_release, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+	errno = e;
+	return r;
+}
+
 /* A /work of memory.max 400M, memory.high `high`, a daemon with
  * guard_band `band`; false (and the test skipped) without trusted.*. */
 static bool bed_open(struct bed *b, const char *high, uint64_t band)
@@ -142,6 +169,7 @@ static bool bed_open(struct bed *b, const char *high, uint64_t band)
 static void bed_close(struct bed *b)
 {
 	close(b->d->high_fd);
+	unlinkat(b->d->dirfd, "memory.current", 0);
 	unlinkat(b->d->dirfd, "memory.max", 0);
 	unlinkat(b->d->dirfd, "memory.high", 0);
 	close(b->d->dirfd);
@@ -521,6 +549,60 @@ static void test_reload_never_raises_operators_high(void)
 	bed_close(&b);
 }
 
+/* Joins the helper threads (released), as the loop does on its wake-up. */
+static bool writers_joined(struct daemon *dm)
+{
+	for (int i = 0; i < 5000 && dm->high_writers; i++) {
+		guard_writers_reap(dm);
+		if (dm->high_writers)
+			usleep(1000);
+	}
+	return dm->high_writers == NULL;
+}
+
+static void test_band_below_usage_on_a_helper(void)
+{
+	struct bed b;
+	BED_OPEN(&b, "max\n", 48 * MiB);
+	put(b.d->dirfd, "memory.current", "398458880\n"); /* 380 MiB: above 352 */
+	reclaim_release = reclaim_held = 0;
+	reclaim_armed = 1;
+	guard_apply(b.dm, b.d);
+	/* back with the band standing, the helper still "reclaiming" */
+	CHECK(b.d->params.guarded && b.d->high_written);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	CHECK(__atomic_load_n(&reclaim_held, __ATOMIC_ACQUIRE) == 1);
+	CHECK(b.dm->high_writers != NULL);
+	guard_writers_reap(b.dm); /* not done: stays */
+	CHECK(b.dm->high_writers != NULL);
+	/* a restore meanwhile: the operator's value at once */
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	CHECK_STREQ(record(&b), "");
+	__atomic_store_n(&reclaim_release, 1, __ATOMIC_RELEASE);
+	CHECK(writers_joined(b.dm));
+	CHECK_STREQ(get(&b, "memory.high"), "max"); /* the helper wrote nothing after */
+	bed_close(&b);
+}
+
+static void test_band_above_usage_written_at_once(void)
+{
+	struct bed b;
+	BED_OPEN(&b, "max\n", 48 * MiB);
+	put(b.d->dirfd, "memory.current", "104857600\n"); /* 100 MiB: under 352 */
+	reclaim_release = reclaim_held = 0;
+	reclaim_armed = 1;
+	guard_apply(b.dm, b.d);
+	CHECK(b.d->params.guarded);
+	CHECK_STREQ(get(&b, "memory.high"), "369098752");
+	CHECK(b.dm->high_writers == NULL);
+	CHECK(reclaim_held == 0); /* the main thread wrote it */
+	reclaim_armed = 0;
+	guard_restore(b.dm, b.d);
+	CHECK_STREQ(get(&b, "memory.high"), "max");
+	bed_close(&b);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -539,6 +621,8 @@ int main(void)
 		TAP(test_replaced_band_is_theirs),
 		TAP(test_reload_clears_prev),
 		TAP(test_band_below_a_page),
+		TAP(test_band_below_usage_on_a_helper),
+		TAP(test_band_above_usage_written_at_once),
 		{ 0 },
 	});
 }
