@@ -439,6 +439,9 @@ int guard_write_band(struct daemon *dm, struct domain *d, uint64_t value);
 /* Joins the helper threads done (on dm->prep_efd's wake-up) and says
  * what came of them. */
 void guard_writers_reap(struct daemon *dm);
+/* The helper threads not joined yet (at most 8: past that many a band
+ * is written from the loop). */
+unsigned guard_writers_count(const struct daemon *dm);
 /* At exit: joins the ones done, leaves the rest to the process's end. */
 void guard_writers_abandon(struct daemon *dm);
 

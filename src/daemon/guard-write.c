@@ -46,6 +46,10 @@
  * thread's result is said when it comes. */
 #define STAND_WAIT_US 1000000ULL
 #define WRITER_STACK (64 * 1024)
+/* Threads at once: a reload that puts a band below usage on a thousand
+ * domains makes no thousand threads; past this many the band is written
+ * from the loop, as before. */
+#define WRITERS_MAX 8
 
 enum { W_RUNNING, W_DONE, W_ABANDONED };
 
@@ -188,9 +192,19 @@ void guard_writers_abandon(struct daemon *dm)
 	}
 }
 
+unsigned guard_writers_count(const struct daemon *dm)
+{
+	unsigned n = 0;
+	for (const struct high_writer *w = dm->high_writers; w; w = w->next)
+		n++;
+	return n;
+}
+
 static int spawn(struct daemon *dm, struct domain *d, uint64_t value, uint64_t usage,
 		 struct high_writer **ret)
 {
+	if (guard_writers_count(dm) >= WRITERS_MAX)
+		return -EBUSY;
 	struct high_writer *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
@@ -222,6 +236,7 @@ static int spawn(struct daemon *dm, struct domain *d, uint64_t value, uint64_t u
 
 int guard_write_band(struct daemon *dm, struct domain *d, uint64_t value)
 {
+	guard_writers_reap(dm); /* the ones done count no more */
 	uint64_t usage = usage_now(dm, d);
 	if (usage != UINT64_MAX && usage < value && value - usage > WRITE_SLACK)
 		return guard_write_high(d->dirfd, value); /* nothing to reclaim */
@@ -229,7 +244,7 @@ int guard_write_band(struct daemon *dm, struct domain *d, uint64_t value)
 	int r = spawn(dm, d, value, usage, &w);
 	if (r < 0) {
 		log_debug("%s: no helper thread for memory.high (%s): written from the loop",
-			  d->path, strerror(-r));
+			  d->path, r == -EBUSY ? "8 at work already" : strerror(-r));
 		return guard_write_high(d->dirfd, value);
 	}
 	/* until the value stands (then every later write lands after it),

@@ -116,18 +116,20 @@ ssize_t fgetxattr(int fd, const char *name, void *value, size_t size)
 	return n;
 }
 
-/* The kernel's reclaim in memory_high_write, played: armed, the next
- * write() from a thread other than the main one (the helper's write of
- * memory.high) writes, then waits until reclaim_release is set. */
+/* The kernel's reclaim in memory_high_write, played: armed N, the next
+ * N write()s from threads other than the main one (the helpers' writes
+ * of memory.high) write, then wait until reclaim_release is set;
+ * reclaim_held counts them. */
 static int reclaim_armed, reclaim_release, reclaim_held;
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
 	ssize_t r = syscall(SYS_write, fd, buf, n);
 	int e = errno;
-	if (syscall(SYS_gettid) != getpid() &&
-	    __atomic_exchange_n(&reclaim_armed, 0, __ATOMIC_ACQ_REL)) {
-		__atomic_store_n(&reclaim_held, 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_gettid) != getpid() && __atomic_sub_fetch(&reclaim_armed, 1, __ATOMIC_ACQ_REL) < 0)
+		__atomic_add_fetch(&reclaim_armed, 1, __ATOMIC_ACQ_REL);
+	else if (syscall(SYS_gettid) != getpid()) {
+		__atomic_add_fetch(&reclaim_held, 1, __ATOMIC_ACQ_REL);
 		while (!__atomic_load_n(&reclaim_release, __ATOMIC_ACQUIRE))
 			sched_yield();
 	}
@@ -168,6 +170,7 @@ static bool bed_open(struct bed *b, const char *high, uint64_t band)
 
 static void bed_close(struct bed *b)
 {
+	guard_writers_abandon(b->dm); /* as at the daemon's exit */
 	close(b->d->high_fd);
 	unlinkat(b->d->dirfd, "memory.current", 0);
 	unlinkat(b->d->dirfd, "memory.max", 0);
@@ -585,6 +588,31 @@ static void test_band_below_usage_on_a_helper(void)
 	bed_close(&b);
 }
 
+static void test_writers_capped(void)
+{
+	/* eight helpers at once at most (a reload putting bands below usage
+	 * on a thousand domains makes no thousand threads): the ninth band
+	 * is written from the loop */
+	struct bed b;
+	BED_OPEN(&b, "max\n", 48 * MiB);
+	put(b.d->dirfd, "memory.current", "398458880\n");
+	reclaim_release = reclaim_held = 0;
+	reclaim_armed = 9;
+	char want[32];
+	for (int i = 0; i < 9; i++) {
+		uint64_t v = (300 + (uint64_t)i) * MiB;
+		CHECK(guard_write_band(b.dm, b.d, v) == 0);
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		CHECK_STREQ(get(&b, "memory.high"), want);
+	}
+	CHECK(__atomic_load_n(&reclaim_held, __ATOMIC_ACQUIRE) == 8);
+	CHECK(guard_writers_count(b.dm) == 8);
+	__atomic_store_n(&reclaim_release, 1, __ATOMIC_RELEASE);
+	CHECK(writers_joined(b.dm));
+	reclaim_armed = 0;
+	bed_close(&b);
+}
+
 static void test_band_above_usage_written_at_once(void)
 {
 	struct bed b;
@@ -623,6 +651,7 @@ int main(void)
 		TAP(test_band_below_a_page),
 		TAP(test_band_below_usage_on_a_helper),
 		TAP(test_band_above_usage_written_at_once),
+		TAP(test_writers_capped),
 		{ 0 },
 	});
 }
