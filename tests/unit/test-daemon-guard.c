@@ -563,13 +563,21 @@ static bool writers_joined(struct daemon *dm)
 	return dm->high_writers == NULL;
 }
 
+/* The bed with memory.max 400M, memory.high max, guard_band 48M (the
+ * band 352M), memory.current `current`, and `armed` helper writes to
+ * hold */
+#define RECLAIM_BED(b, current, armed)                                             \
+	do {                                                                       \
+		BED_OPEN(b, "max\n", 48 * MiB);                                    \
+		put((b)->d->dirfd, "memory.current", current);                     \
+		reclaim_release = reclaim_held = 0;                                \
+		reclaim_armed = (armed);                                           \
+	} while (0)
+
 static void test_band_below_usage_on_a_helper(void)
 {
 	struct bed b;
-	BED_OPEN(&b, "max\n", 48 * MiB);
-	put(b.d->dirfd, "memory.current", "398458880\n"); /* 380 MiB: above 352 */
-	reclaim_release = reclaim_held = 0;
-	reclaim_armed = 1;
+	RECLAIM_BED(&b, "398458880\n", 1); /* 380 MiB: above 352 */
 	guard_apply(b.dm, b.d);
 	/* back with the band standing, the helper still "reclaiming" */
 	CHECK(b.d->params.guarded && b.d->high_written);
@@ -594,10 +602,7 @@ static void test_writers_capped(void)
 	 * on a thousand domains makes no thousand threads): the ninth band
 	 * is written from the loop */
 	struct bed b;
-	BED_OPEN(&b, "max\n", 48 * MiB);
-	put(b.d->dirfd, "memory.current", "398458880\n");
-	reclaim_release = reclaim_held = 0;
-	reclaim_armed = 9;
+	RECLAIM_BED(&b, "398458880\n", 9);
 	char want[32];
 	for (int i = 0; i < 9; i++) {
 		uint64_t v = (300 + (uint64_t)i) * MiB;
@@ -616,10 +621,7 @@ static void test_writers_capped(void)
 static void test_band_above_usage_written_at_once(void)
 {
 	struct bed b;
-	BED_OPEN(&b, "max\n", 48 * MiB);
-	put(b.d->dirfd, "memory.current", "104857600\n"); /* 100 MiB: under 352 */
-	reclaim_release = reclaim_held = 0;
-	reclaim_armed = 1;
+	RECLAIM_BED(&b, "104857600\n", 1); /* 100 MiB: under 352 */
 	guard_apply(b.dm, b.d);
 	CHECK(b.d->params.guarded);
 	CHECK_STREQ(get(&b, "memory.high"), "369098752");
