@@ -142,6 +142,27 @@ static void put_json_string(struct line *l, const char *str)
 	put(l, "\"", 1);
 }
 
+/* The text formats' message: control bytes, DEL and bytes that are not
+ * valid UTF-8 as \xNN (as explain's text and the decision block write a
+ * cgroup name), so a cgroup named with a CR or an escape sequence (any
+ * delegated user can make one) cannot rewrite a line on a terminal or in
+ * a file, and the journal gets one readable entry. Backslashes stay: the
+ * decision block's names come here escaped already. */
+static void put_text(struct line *l, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	while (*s) {
+		size_t n = cgoom_utf8_len(s);
+		if (*s < 0x20 || *s == 0x7f || n == 0) {
+			putf(l, "\\x%02x", *s);
+			s++;
+		} else {
+			put(l, (const char *)s, n);
+			s += n;
+		}
+	}
+}
+
 /* "2024-05-01T12:34:56.789Z": RFC 3339, UTC, milliseconds. */
 static void put_timestamp(struct line *l)
 {
@@ -186,10 +207,10 @@ void cgoom_log(enum cgoom_log_level level, const char *fmt, ...)
 		     (int)level);
 		put_json_string(&l, msg);
 		put(&l, "}", 1);
-	} else if (journal) {
-		put(&l, msg, strlen(msg));
 	} else {
-		putf(&l, "%s: %s", prog, msg);
+		if (!journal)
+			putf(&l, "%s: ", prog);
+		put_text(&l, msg);
 	}
 	/* the newline always fits: cut the line short if it must */
 	if (l.len >= sizeof(l.buf))

@@ -183,6 +183,26 @@ static void test_json(void)
 	plain_env();
 }
 
+static void test_text_escaping(void)
+{
+	/* a cgroup named "w\r<3>cgoom: FORGED \e[2K\tx" (a delegated user
+	 * can make one) in a text line: CR, ESC, TAB, DEL and invalid UTF-8
+	 * as \xNN, so nothing rewrites the line on a terminal; valid UTF-8
+	 * (é) and backslashes (a name escaped already) as they are. Raw
+	 * before: the CR and ESC[2K erased the real line */
+	plain_env();
+	CHECK(capture_reset() == 0);
+	log_warning("/w\r<3>cgoom: FORGED \033[2K\tx\x7f \xc3\xa9 \x80 a\\x0d: trigger");
+	CHECK_STREQ(captured(), "cgoom: /w\\x0d<3>cgoom: FORGED \\x1b[2K\\x09x\\x7f \xc3\xa9 \\x80 "
+				"a\\x0d: trigger\n");
+	/* the journal's entry too: one line */
+	journal_env(true);
+	CHECK(capture_reset() == 0);
+	log_warning("/w\r\nx");
+	CHECK_STREQ(captured(), "<4>/w\\x0d\\x0ax\n");
+	plain_env();
+}
+
 static void test_json_escaping(void)
 {
 	plain_env();
@@ -314,6 +334,7 @@ int main(void)
 		TAP(test_errno_kept),
 		TAP(test_format_names),
 		TAP(test_json),
+		TAP(test_text_escaping),
 		TAP(test_json_escaping),
 		TAP(test_json_journal),
 		TAP(test_json_long),
