@@ -160,6 +160,8 @@ struct system_files {
 	uint64_t swaps_due_us;
 	bool swaps_logged;
 	bool swaps_other; /* /proc/swaps lists an area that is not zram */
+	bool meminfo_bad; /* /proc/meminfo could not be used: said once, and its return */
+	bool memfree_said; /* no MemAvailable line: MemFree used, said once */
 };
 
 struct domain {

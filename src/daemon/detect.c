@@ -247,9 +247,29 @@ int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
 {
 	struct cgoom_meminfo mi;
+	struct system_files *sys = &dm->domains[0]->sys;
 	int r = system_meminfo(dm, &mi);
+	if (r == 0 && mi.mem_total == 0)
+		r = -EBADMSG; /* no line to measure against */
+	/* never silently none (SPEC 6): the system domain watched but
+	 * blind is said, once, and so is its return */
+	if (r < 0 && !sys->meminfo_bad)
+		log_warning("%s/meminfo is unreadable or malformed (%s): the system domain cannot "
+			    "be judged, cgoom does not act on it until it reads well again",
+			    dm->roots.proc_path, r == -EBADMSG ? "no MemTotal, MemAvailable or SwapFree "
+			    "to go by" : strerror(-r));
+	else if (r == 0 && sys->meminfo_bad)
+		log_notice("%s/meminfo reads well again: the system domain is judged again",
+			   dm->roots.proc_path);
+	sys->meminfo_bad = r < 0;
 	if (r < 0)
 		return r;
+	if (!(mi.present & CGOOM_MEMINFO_MEM_AVAILABLE) && !sys->memfree_said) {
+		log_notice("%s/meminfo has no MemAvailable line (a kernel before 3.14?): the system's "
+			   "line is measured on MemFree, which leaves out the page cache the kernel "
+			   "can reclaim (said once)", dm->roots.proc_path);
+		sys->memfree_said = true;
+	}
 	cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &s->lv);
 	s->mem_total = mi.mem_total;
 	return 0;

@@ -724,5 +724,40 @@ check "a reload moving metrics_file removes the old file; dropping it too; the n
 	"$([ "$moved_a" = removed ] && [ "$dropped_b" = removed ] && grep -q '^cgoom_up 0' "$d/a.prom" &&
 	   grep -q "metrics_file $d/a.prom: no longer written (now $d/b.prom): removed" "$d/metrics.out"; echo $?)" "$d/metrics.out"
 
+# a malformed /proc/meminfo (a line without ':' first, MemTotal 0) makes
+# the system domain blind: said, once, and its return (it was silent:
+# "watching 1 domain" and never a trigger); without MemAvailable the
+# MemFree fallback is said
+for v in garbage total0 nomemavail; do
+	d="$T/meminfo-$v"
+	mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
+	: > "$d/tree/cgoom.conf"
+	case $v in
+	garbage) { echo garbage; cat "$T/sys-low/tree/proc/meminfo"; } > "$d/tree/proc/meminfo" ;;
+	total0) sed -i 's/^MemTotal:.*/MemTotal: 0 kB/' "$d/tree/proc/meminfo" ;;
+	nomemavail) sed -i '/^MemAvailable/d' "$d/tree/proc/meminfo" ;;
+	esac
+	CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+done
+check "meminfo with a line without ':', or MemTotal 0: the blind system domain said, no trigger" \
+	"$(for v in garbage total0; do grep -q 'meminfo is unreadable or malformed .*cgoom does not act on it' "$T/meminfo-$v/out" &&
+	   ! grep -q 'trigger memory' "$T/meminfo-$v/out" || exit 1; done; echo 0)" "$T/meminfo-garbage/out"
+check "meminfo without MemAvailable: the MemFree fallback said" \
+	"$(grep -q 'meminfo has no MemAvailable line .*measured on MemFree' "$T/meminfo-nomemavail/out"; echo $?)" "$T/meminfo-nomemavail/out"
+d="$T/meminfo-garbage"
+cp "$T/sys-low/tree/proc/meminfo" "$d/good"
+timeout 30 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out2" 2>&1 &
+dpid=$!
+i=0; until grep -q 'unreadable or malformed' "$d/out2" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+cp "$d/good" "$d/tree/proc/meminfo"
+i=0; until grep -q 'would kill' "$d/out2" || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $dpid 2>/dev/null
+wait $dpid 2>/dev/null
+check "meminfo mended while running: its return said once, then the trigger" \
+	"$([ "$(grep -c 'unreadable or malformed' "$d/out2")" = 1 ] && grep -q 'meminfo reads well again' "$d/out2" &&
+	   grep -q 'would kill \[4100001\]' "$d/out2"; echo $?)" "$d/out2"
+
 echo "1..$N"
 [ $FAILED = 0 ]
