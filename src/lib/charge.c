@@ -72,6 +72,13 @@ static void charge_of_stat(const struct cgoom_memstat *m, uint64_t swap_current,
 			 (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED);
 }
 
+uint64_t cgoom_memstat_unmapped_shmem(const struct cgoom_memstat *m)
+{
+	struct sel_charge v = { 0 };
+	charge_of_stat(m, 0, &v);
+	return sel_charge_unmapped(&v);
+}
+
 uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current)
 {
 	struct sel_charge v = { 0 };
@@ -207,6 +214,79 @@ void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate 
 	uint64_t out = e->mapped_shmem - mapped;
 	e->mapped_elsewhere = out;
 	e->footprint = e->footprint > out ? e->footprint - out : 0;
+}
+
+/* Whether the holder of h may never die by a kill (pid 1, cgoom,
+ * oom_score_adj -1000, an omitted cgroup): what it holds no kill frees. */
+static bool holder_protected(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			     const struct cgoom_held_file *h)
+{
+	const int *procs;
+	size_t n = cgoom_snapshot_procs_of(s, h->cgroup, &procs);
+	for (size_t i = 0; i < n; i++) {
+		const struct cgoom_process *p = &s->procs[procs[i]];
+		if (p->pid != h->pid)
+			continue;
+		bool prot;
+		return sel_ineligible_why(s, set, p, &prot) != CGOOM_WHY_NONE && prot;
+	}
+	return true; /* not there (finalize drops such records): nothing */
+}
+
+void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     struct cgoom_decision *d, struct cgoom_candidate *e)
+{
+	if (e->kind != CGOOM_KIND_LEAF && e->kind != CGOOM_KIND_TREE)
+		return; /* the root, parked charge, a process: see above */
+	if (e->held_shmem || e->held_unread || e->bounded || e->fallback ||
+	    e->unmapped < CGOOM_HELD_MIN)
+		return; /* (once; a bound leaves nothing out to give back) */
+	if (e->unchecked) {
+		e->held_unread = true;
+		e->footprint = sel_add(e->footprint, e->unmapped);
+		return;
+	}
+	/* all the shmem its processes map, however often */
+	uint64_t mapped = 0;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (p->kthread)
+			continue;
+		if (!p->rss_shmem_known)
+			return;
+		mapped = sel_add(mapped, p->rss_shmem);
+	}
+	/* the files only its processes hold (held[] sorted by dev, ino) */
+	uint64_t held = 0;
+	for (size_t i = 0; i < s->n_held;) {
+		size_t j = i;
+		bool mine = false, other = false;
+		uint64_t bytes = 0;
+		for (; j < s->n_held && s->held[j].dev == s->held[i].dev && s->held[j].ino == s->held[i].ino;
+		     j++) {
+			if (!cgoom_snapshot_is_under(s, s->held[j].cgroup, e->cgroup) ||
+			    holder_protected(s, set, &s->held[j]))
+				other = true;
+			else
+				mine = true;
+			if (s->held[j].bytes > bytes)
+				bytes = s->held[j].bytes;
+		}
+		if (mine && !other)
+			held = sel_add(held, bytes);
+		i = j;
+	}
+	if (held <= mapped)
+		return;
+	uint64_t credit = held - mapped;
+	if (credit > e->unmapped)
+		credit = e->unmapped;
+	if (credit > d->held_left)
+		credit = d->held_left;
+	d->held_left -= credit;
+	e->held_shmem = credit;
+	e->footprint = sel_add(e->footprint, credit);
 }
 
 uint64_t sel_charge_footprint(const struct sel_charge *c)
