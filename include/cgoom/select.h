@@ -75,8 +75,10 @@ struct cgoom_candidate {
 	 * and memfds (no other entity's process holding them), beyond all
 	 * the shmem they map: given back to footprint (charge.c) */
 	uint64_t held_shmem;
-	/* processes not all read: footprint keeps unmapped, an upper bound
-	 * of what held_shmem could give back once they are (charge.c) */
+	/* its processes, or those of the domain that could hold the same
+	 * files, not all read: footprint keeps all of unmapped, an upper
+	 * bound of what held_shmem could give back once they are (charge.c);
+	 * the plan reads the domain when it could lead */
 	bool held_unread;
 	int order;       /* pre-order walk position (root entity: after all) */
 	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
@@ -107,6 +109,9 @@ struct cgoom_decision {
 	/* the ranking's: the domain's unmapped shmem not yet given back as
 	 * held_shmem (charge.c; no more than it left out in all) */
 	uint64_t held_left;
+	/* the ranking's: some cgroup of the domain is deferred, and its
+	 * processes may hold the same files: no credit is final (charge.c) */
+	bool held_partial;
 };
 
 /*

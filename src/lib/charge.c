@@ -241,6 +241,8 @@ void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings
 	if (e->held_shmem || e->held_unread || e->bounded || e->fallback ||
 	    e->unmapped < CGOOM_HELD_MIN)
 		return; /* (once; a bound leaves nothing out to give back) */
+	if (d->held_left == 0)
+		return; /* nothing left out in the domain to give back */
 	if (e->unchecked) {
 		e->held_unread = true;
 		e->footprint = sel_add(e->footprint, e->unmapped);
@@ -279,6 +281,13 @@ void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings
 	}
 	if (held <= mapped)
 		return;
+	if (d->held_partial) {
+		/* a process not read yet may hold these files too: all it
+		 * left out, an upper bound, until the plan reads the domain */
+		e->held_unread = e->unchecked = true;
+		e->footprint = sel_add(e->footprint, e->unmapped);
+		return;
+	}
 	uint64_t credit = held - mapped;
 	if (credit > e->unmapped)
 		credit = e->unmapped;

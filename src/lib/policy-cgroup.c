@@ -96,6 +96,11 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 	int order = 0, prev = -1;
 
 	d->held_left = cgoom_domain_unmapped_shmem(s, domain);
+	if (d->held_left < CGOOM_HELD_MIN)
+		d->held_left = 0; /* (the reader's rule: see charge.c) */
+	d->held_partial = false;
+	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++)
+		d->held_partial |= s->cgroups[s->preorder[k]].deferred;
 
 	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++) {
 		int m = s->preorder[k];

@@ -122,30 +122,30 @@ bool rd_read_held(struct reader *rd, int pid_fd, int pid)
 	return r == 0 && !w.partial;
 }
 
-/* The nearest memcg of a cgroup being read (st, whose parent is cgroup
- * parent of the snapshot, -1 for the root) leaves out enough unmapped
- * shmem that what its processes hold open is worth reading
- * (CGOOM_HELD_MIN, charge.c). Not for the root's own processes: the
- * root's hierarchical counters hold every tmpfs of the system, which
- * would read every root process's descriptors at every decision for
- * what no root entity is credited (charge.c). */
+/* Whether the processes of a cgroup being read (st, whose parent is
+ * cgroup parent of the snapshot, -1 for the root) are worth reading
+ * their descriptors: their memcg, or a memcg above it but the root,
+ * leaves out CGOOM_HELD_MIN of unmapped shmem or more (charge.c). An
+ * ancestor, not only their own memcg: who else holds a file decides
+ * whether a death frees it, and a sibling that holds it needs no shmem
+ * of its own; in a domain that leaves out that much, every process read
+ * is read so, the same in a lazy read as in a full one (the domain and
+ * what is above it are always read whole). Not the root's: its
+ * hierarchical counters hold every tmpfs of the system, and no root
+ * entity is credited. */
 bool rd_want_held(const struct reader *rd, const struct stage *st, int parent)
 {
 	if (parent < 0)
 		return false;
-	const struct cgoom_memstat *m = NULL;
-	if (st->c.is_memcg) {
-		if (st->c.stat_ok)
-			m = &st->c.stat;
-	} else {
-		for (int a = parent; a > 0; a = rd->s->cgroups[a].parent)
-			if (rd->s->cgroups[a].is_memcg) {
-				if (rd->s->cgroups[a].stat_ok && !rd->s->cgroups[a].stat_deferred)
-					m = &rd->s->cgroups[a].stat;
-				break;
-			}
+	if (st->c.is_memcg && st->c.stat_ok && cgoom_memstat_unmapped_shmem(&st->c.stat) >= CGOOM_HELD_MIN)
+		return true;
+	for (int a = parent; a > 0; a = rd->s->cgroups[a].parent) {
+		const struct cgoom_cgroup *c = &rd->s->cgroups[a];
+		if (c->is_memcg && c->stat_ok && !c->stat_deferred &&
+		    cgoom_memstat_unmapped_shmem(&c->stat) >= CGOOM_HELD_MIN)
+			return true;
 	}
-	return m && cgoom_memstat_unmapped_shmem(m) >= CGOOM_HELD_MIN;
+	return false;
 }
 
 void rd_commit_held(struct reader *rd, int idx)

@@ -231,9 +231,8 @@ static void adopt_deep(struct reader *rd, struct stage *st, int idx)
 		sub.fd = fd;
 		rd_read_pid_list(rd, &sub);
 		/* (their memcg: the deep cut's cgroup idx, read already) */
-		rd->staged_fds = rd->s->cgroups[idx].is_memcg && rd->s->cgroups[idx].stat_ok &&
-				 idx > 0 &&
-				 cgoom_memstat_unmapped_shmem(&rd->s->cgroups[idx].stat) >= CGOOM_HELD_MIN;
+		sub.c.is_memcg = false; /* (as one of idx's non-memcg cgroups) */
+		rd->staged_fds = idx > 0 && rd_want_held(rd, &sub, idx);
 		rd_stage_processes(rd, idx);
 		rd->staged_fds = false;
 		if (sub.c.procs_unknown || rd->staged_unknown)

@@ -285,6 +285,45 @@ static void test_bnb(void)
 	}
 }
 
+/* Branch and bound: the holder read, but /h/other (which may hold the
+ * same file) not: no credit is final, the plan reads the domain, and
+ * the answer is the full read's (other holds it too: nobody's) */
+static void test_bnb_sharer_unread(void)
+{
+	for (int shared = 0; shared < 2; shared++) {
+		struct cgoom_snapshot s;
+		guest(&s, 0, 0);
+		hold(&s, 901, "/h/holder", 7, 250);
+		struct cgoom_config c = cfg_of(CFG_H);
+		sb_done(&s, &c);
+		int other = sb_idx(&s, "/h/other");
+		s.cgroups[other].deferred = true;
+		struct cgoom_decision d;
+		cgoom_decision_init(&d);
+		struct cgoom_plan plan;
+		cgoom_plan_init(&plan);
+		CHECK_EQ_INT(cgoom_rank(&s, &sb_set, sb_idx(&s, "/h"), &d), 0);
+		const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
+		CHECK(e && e->held_unread && e->unchecked && e->held_shmem == 0);
+		CHECK_EQ_INT(cgoom_plan(&s, &sb_set, &d, &plan), 0);
+		CHECK_EQ_INT(plan.kind, CGOOM_PLAN_BODIES);
+		CHECK(plan.n_cgroups == 1 && plan.cgroups[0] == other);
+		s.cgroups[other].deferred = false; /* read: 902 holds it too */
+		if (shared)
+			hold(&s, 902, "/h/other", 7, 250);
+		CHECK_EQ_INT(cgoom_snapshot_finalize(&s), 0);
+		CHECK_EQ_INT(cgoom_rank(&s, &sb_set, sb_idx(&s, "/h"), &d), 0);
+		CHECK_EQ_INT(cgoom_plan(&s, &sb_set, &d, &plan), 0);
+		CHECK_EQ_INT(plan.kind, CGOOM_PLAN_DONE);
+		CHECK_EQ_INT(cgoom_decide(&s, &sb_set, &d), 0);
+		CHECK_EQ_INT(d.victim_pid, shared ? 902 : 901);
+		cgoom_plan_free(&plan);
+		cgoom_decision_free(&d);
+		cgoom_config_free(&c);
+		cgoom_snapshot_free(&s);
+	}
+}
+
 /* ---- the reader ---- */
 
 static const struct cgoom_process *rproc(int pid)
@@ -381,6 +420,7 @@ int main(void)
 		TAP(test_tree_entity),
 		TAP(test_stale_records),
 		TAP(test_bnb),
+		TAP(test_bnb_sharer_unread),
 		TAP(test_reader),
 		{ 0 },
 	});
