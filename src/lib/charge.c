@@ -47,6 +47,7 @@
  *    charge) applies the rule to the remainder of each counter, not to
  *    the difference of footprints: max() does not distribute, and one
  *    memcg's mapped page cache must not hide another's unmapped shmem.
+ *  - Held open, not mapped: see sel_held_credit() (what is given back).
  */
 #include <stdlib.h>
 
@@ -215,6 +216,56 @@ void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate 
 	e->mapped_elsewhere = out;
 	e->footprint = e->footprint > out ? e->footprint - out : 0;
 }
+
+/*
+ * Shmem held open, not mapped (doc/SPEC.md). A deleted tmpfs file or a
+ * memfd that a process holds by a descriptor, written and not mapped,
+ * is in shmem and not in file_mapped: the rule above leaves it out, and
+ * so does RssShmem, yet the holder's death frees it (the guest: an
+ * innocent 60 MiB process died for a shell's 250 MiB unlinked temp
+ * file). The reader records what each process read holds
+ * (cgoom_held_file: st_nlink 0 on TMPFS_MAGIC, st_blocks * 512, once
+ * per process and file; src/shared/reader-held.c), and an entity gets
+ * back
+ *     min(H - M, its unmapped, what the domain left out and no entity
+ *         walked before took back)
+ * where H sums, once per (dev, ino), the files that only its own
+ * processes hold, and M the RssShmem of all its processes. Argued so:
+ *  - Only its own, unprotected processes: a file also held by a process
+ *    of another entity, or outside the domain, or by one no kill may
+ *    touch (pid 1, -1000, omit), survives any one kill here; credited
+ *    to nobody, a lower bound. An innocent is never made larger for
+ *    memory its death would not free. Holders never read (the root's
+ *    processes, those of a memcg whose ancestors leave out under 1 MiB:
+ *    the reader's rule) are not seen: what they share is the one way
+ *    this errs high, and only where nothing else nearby is tmpfs.
+ *  - Minus M, not file by file: a page of a held file that one of its
+ *    processes maps is in file_mapped, so the footprint counts it
+ *    already (at most M of mapped shmem, sel_shmem_elsewhere), and it
+ *    is in M; H - M is at most the pages of held files none of them
+ *    maps. Which file is mapped would need /proc/PID/maps (a parser, a
+ *    read per process); M errs low instead (other shmem they map, SysV
+ *    segments, counts too). A RssShmem unknown: nothing.
+ *  - Capped at its unmapped: it only gives back what the rule left out,
+ *    so the footprint stays at most raw, its memory.stat sum, and the
+ *    bound of branch and bound (memory.current + swap + slack) stays an
+ *    upper bound. Capped in all at the domain's unmapped (walk order):
+ *    sums of per-memcg max()/min() can exceed the hierarchical figure.
+ *  - Under 1 MiB left out (entity or domain): nothing, as the reader
+ *    reads no descriptors there (CGOOM_HELD_MIN: a domain without tmpfs
+ *    costs no read; reading every process's /proc/PID/fd at every
+ *    decision would cost a stat() per descriptor for nothing).
+ *  - Leaf and tree entities: the root's share is measured from system
+ *    counters whose holders are everywhere, and parked charge belongs to
+ *    empty and removed cgroups (no holder there). Policy none ranks by
+ *    oom_badness, SPEC 4's formula: unchanged.
+ *  - Branch and bound: with its processes unread, the entity keeps all
+ *    it left out (held_unread, unchecked: an upper bound of what could
+ *    come back); with its own read but another cgroup of the domain
+ *    unread (held_partial), likewise, since a process there may hold
+ *    the same files; plan.c reads the domain's bodies when it could
+ *    lead. Entities that cannot lead even so are never read.
+ */
 
 /* Whether the holder of h may never die by a kill (pid 1, cgoom,
  * oom_score_adj -1000, an omitted cgroup): what it holds no kill frees. */
