@@ -232,13 +232,15 @@ void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate 
  * where H sums, once per (dev, ino), the files that only its own
  * processes hold, and M the RssShmem of all its processes. Argued so:
  *  - Only its own, unprotected processes: a file also held by a process
- *    of another entity, or outside the domain, or by one no kill may
- *    touch (pid 1, -1000, omit), survives any one kill here; credited
- *    to nobody, a lower bound. An innocent is never made larger for
- *    memory its death would not free. Holders never read (the root's
+ *    of another entity, or by one no kill may touch (pid 1, -1000,
+ *    omit), survives any one kill here; credited to nobody, a lower
+ *    bound. An innocent is never made larger for memory its death would
+ *    not free. Holders not seen: those never read (the root's
  *    processes, those of a memcg whose ancestors leave out under 1 MiB:
- *    the reader's rule) are not seen: what they share is the one way
- *    this errs high, and only where nothing else nearby is tmpfs.
+ *    the reader's rule), and those outside the domain, which are not
+ *    looked at: a lazy read reads no body outside the domain, and its
+ *    answer must be the full read's (SPEC 4 "shortcuts"). What such a
+ *    holder shares is the one way this errs high.
  *  - Minus M, not file by file: a page of a held file that one of its
  *    processes maps is in file_mapped, so the footprint counts it
  *    already (at most M of mapped shmem, sel_shmem_elsewhere), and it
@@ -318,6 +320,8 @@ void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings
 		uint64_t bytes = 0;
 		for (; j < s->n_held && s->held[j].dev == s->held[i].dev && s->held[j].ino == s->held[i].ino;
 		     j++) {
+			if (!cgoom_snapshot_is_under(s, s->held[j].cgroup, d->domain))
+				continue; /* not looked at: see above */
 			if (!cgoom_snapshot_is_under(s, s->held[j].cgroup, e->cgroup) ||
 			    holder_protected(s, set, &s->held[j]))
 				other = true;
