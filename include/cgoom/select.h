@@ -71,6 +71,15 @@ struct cgoom_candidate {
 	 * the entity's own: left out of footprint too (charge.c) */
 	uint64_t mapped_elsewhere;
 	uint64_t mapped_shmem; /* the mapped shmem its footprint counts (before that) */
+	/* of unmapped, what its processes hold open as deleted tmpfs files
+	 * and memfds (no other entity's process holding them), beyond all
+	 * the shmem they map: given back to footprint (charge.c) */
+	uint64_t held_shmem;
+	/* its processes, or those of the domain that could hold the same
+	 * files, not all read: footprint keeps all of unmapped, an upper
+	 * bound of what held_shmem could give back once they are (charge.c);
+	 * the plan reads the domain when it could lead */
+	bool held_unread;
 	int order;       /* pre-order walk position (root entity: after all) */
 	enum cgoom_why why; /* for ineligible ones; CGOOM_WHY_NONE otherwise */
 };
@@ -97,6 +106,12 @@ struct cgoom_decision {
 	int inflight_pid;
 	enum cgoom_outcome outcome; /* the reason, as a code (explain.c words it) */
 	size_t n_eligible;          /* eligible candidates */
+	/* the ranking's: the domain's unmapped shmem not yet given back as
+	 * held_shmem (charge.c; no more than it left out in all) */
+	uint64_t held_left;
+	/* the ranking's: some cgroup of the domain is deferred, and its
+	 * processes may hold the same files: no credit is final (charge.c) */
+	bool held_partial;
 };
 
 /*
@@ -191,6 +206,13 @@ uint64_t cgoom_victim_process_lead(const struct cgoom_snapshot *s, const struct 
  * that is measured): cgoom_memcg_unmapped_shmem(). */
 uint64_t cgoom_memcg_footprint(const struct cgoom_snapshot *s, int i, bool *ret_fallback);
 uint64_t cgoom_memcg_unmapped_shmem(const struct cgoom_snapshot *s, int i);
+/* The same from one parsed memory.stat (the reader: whether a memcg's
+ * processes' open files are worth reading, CGOOM_HELD_MIN). */
+uint64_t cgoom_memstat_unmapped_shmem(const struct cgoom_memstat *m);
+/* An entity (or the memcg of a process being read) leaving out less
+ * unmapped shmem than this gets nothing back for files held open, and
+ * its processes' /proc/PID/fd is not read (charge.c). */
+#define CGOOM_HELD_MIN ((uint64_t)1 << 20)
 /* The same for a whole domain (its memory.stat is hierarchical; for the
  * system, /proc/meminfo's Shmem - Mapped, capped at its anon LRU): the
  * shmem and tmpfs no process maps that it holds, in candidates or in

@@ -99,6 +99,22 @@ struct cgoom_process {
 	 * swap and pte are that thread's (the group's address space), read
 	 * from /proc/PID/task/TID/status. 0: the leader's own. */
 	int mm_tid;
+	/* Its /proc/PID/fd was read whole (reader.c: only where its memcg
+	 * leaves out unmapped shmem worth it): the deleted tmpfs files and
+	 * memfds it holds open are the snapshot's held[] records of its PID
+	 * and cgroup. false: not read, or not all of it (a lower bound). */
+	bool fds_read;
+};
+
+/* A deleted tmpfs file or a memfd (on shmem: st_nlink 0, f_type
+ * TMPFS_MAGIC) that process pid in cgroup holds open by a file
+ * descriptor (SPEC 4 "memory no kill can free", charge.c). Once per
+ * (pid, dev, ino). */
+struct cgoom_held_file {
+	int pid;
+	int cgroup;     /* the cgroup the process is attached to */
+	uint64_t dev, ino;
+	uint64_t bytes; /* allocated: st_blocks * 512 */
 };
 
 struct cgoom_snapshot {
@@ -106,6 +122,11 @@ struct cgoom_snapshot {
 	size_t n_cgroups, cap_cgroups;
 	struct cgoom_process *procs; /* any order */
 	size_t n_procs, cap_procs;
+
+	/* held open (see cgoom_held_file): after finalize, sorted by (dev,
+	 * ino, cgroup, pid), each naming a process of the snapshot */
+	struct cgoom_held_file *held;
+	size_t n_held, cap_held;
 
 	bool meminfo_ok;
 	struct cgoom_meminfo meminfo;
@@ -152,6 +173,12 @@ int cgoom_snapshot_add_cgroup(struct cgoom_snapshot *s, int parent, const char *
  * pid <= 0. A PID added twice is resolved by finalize(): the first one
  * stays, the rest are dropped with a note. */
 int cgoom_snapshot_add_process(struct cgoom_snapshot *s, const struct cgoom_process *p);
+
+/* Records that process pid in cgroup holds file (dev, ino) open,
+ * bytes allocated. -EINVAL for a bad cgroup index, pid <= 0. finalize()
+ * drops a record naming no process of the snapshot (pid and cgroup) and
+ * duplicates of a (pid, dev, ino). */
+int cgoom_snapshot_add_held(struct cgoom_snapshot *s, const struct cgoom_held_file *h);
 
 /* Appends a note (printf-style). */
 int cgoom_snapshot_note(struct cgoom_snapshot *s, const char *fmt, ...)

@@ -47,6 +47,7 @@
  *    charge) applies the rule to the remainder of each counter, not to
  *    the difference of footprints: max() does not distribute, and one
  *    memcg's mapped page cache must not hide another's unmapped shmem.
+ *  - Held open, not mapped: see sel_held_credit() (what is given back).
  */
 #include <stdlib.h>
 
@@ -70,6 +71,13 @@ static void charge_of_stat(const struct cgoom_memstat *m, uint64_t swap_current,
 	v->mapped = s64(m->file_mapped);
 	v->shmem_known = (m->present & (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED)) ==
 			 (CGOOM_MEMSTAT_SHMEM | CGOOM_MEMSTAT_FILE_MAPPED);
+}
+
+uint64_t cgoom_memstat_unmapped_shmem(const struct cgoom_memstat *m)
+{
+	struct sel_charge v = { 0 };
+	charge_of_stat(m, 0, &v);
+	return sel_charge_unmapped(&v);
 }
 
 uint64_t cgoom_memstat_footprint(const struct cgoom_memstat *m, uint64_t swap_current)
@@ -207,6 +215,142 @@ void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate 
 	uint64_t out = e->mapped_shmem - mapped;
 	e->mapped_elsewhere = out;
 	e->footprint = e->footprint > out ? e->footprint - out : 0;
+}
+
+/*
+ * Shmem held open, not mapped (doc/SPEC.md). A deleted tmpfs file or a
+ * memfd that a process holds by a descriptor, written and not mapped,
+ * is in shmem and not in file_mapped: the rule above leaves it out, and
+ * so does RssShmem, yet the holder's death frees it (the guest: an
+ * innocent 60 MiB process died for a shell's 250 MiB unlinked temp
+ * file). The reader records what each process read holds
+ * (cgoom_held_file: st_nlink 0 on TMPFS_MAGIC, st_blocks * 512, once
+ * per process and file; src/shared/reader-held.c), and an entity gets
+ * back
+ *     min(H - M, its unmapped, what the domain left out and no entity
+ *         walked before took back)
+ * where H sums, once per (dev, ino), the files that only its own
+ * processes hold, and M the RssShmem of all its processes. Argued so:
+ *  - Only its own, unprotected processes: a file also held by a process
+ *    of another entity, or by one no kill may touch (pid 1, -1000,
+ *    omit), survives any one kill here; credited to nobody, a lower
+ *    bound. An innocent is never made larger for memory its death would
+ *    not free. Holders not seen: those never read (the root's
+ *    processes, those of a memcg whose ancestors leave out under 1 MiB:
+ *    the reader's rule), and those outside the domain, which are not
+ *    looked at: a lazy read reads no body outside the domain, and its
+ *    answer must be the full read's (SPEC 4 "shortcuts"). What such a
+ *    holder shares is the one way this errs high.
+ *  - Minus M, not file by file: a page of a held file that one of its
+ *    processes maps is in file_mapped, so the footprint counts it
+ *    already (at most M of mapped shmem, sel_shmem_elsewhere), and it
+ *    is in M; H - M is at most the pages of held files none of them
+ *    maps. Which file is mapped would need /proc/PID/maps (a parser, a
+ *    read per process); M errs low instead (other shmem they map, SysV
+ *    segments, counts too). A RssShmem unknown: nothing.
+ *  - Capped at its unmapped: it only gives back what the rule left out,
+ *    so the footprint stays at most raw, its memory.stat sum, and the
+ *    bound of branch and bound (memory.current + swap + slack) stays an
+ *    upper bound. Capped in all at the domain's unmapped (walk order):
+ *    sums of per-memcg max()/min() can exceed the hierarchical figure.
+ *  - Under 1 MiB left out (entity or domain): nothing, as the reader
+ *    reads no descriptors there (CGOOM_HELD_MIN: a domain without tmpfs
+ *    costs no read; reading every process's /proc/PID/fd at every
+ *    decision would cost a stat() per descriptor for nothing).
+ *  - Leaf and tree entities: the root's share is measured from system
+ *    counters whose holders are everywhere, and parked charge belongs to
+ *    empty and removed cgroups (no holder there). Policy none ranks by
+ *    oom_badness, SPEC 4's formula: unchanged.
+ *  - Branch and bound: with its processes unread, the entity keeps all
+ *    it left out (held_unread, unchecked: an upper bound of what could
+ *    come back); with its own read but another cgroup of the domain
+ *    unread (held_partial), likewise, since a process there may hold
+ *    the same files; plan.c reads the domain's bodies when it could
+ *    lead. Entities that cannot lead even so are never read.
+ */
+
+/* Whether the holder of h may never die by a kill (pid 1, cgoom,
+ * oom_score_adj -1000, an omitted cgroup): what it holds no kill frees. */
+static bool holder_protected(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+			     const struct cgoom_held_file *h)
+{
+	const int *procs;
+	size_t n = cgoom_snapshot_procs_of(s, h->cgroup, &procs);
+	for (size_t i = 0; i < n; i++) {
+		const struct cgoom_process *p = &s->procs[procs[i]];
+		if (p->pid != h->pid)
+			continue;
+		bool prot;
+		return sel_ineligible_why(s, set, p, &prot) != CGOOM_WHY_NONE && prot;
+	}
+	return true; /* not there (finalize drops such records): nothing */
+}
+
+void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     struct cgoom_decision *d, struct cgoom_candidate *e)
+{
+	if (e->kind != CGOOM_KIND_LEAF && e->kind != CGOOM_KIND_TREE)
+		return; /* the root, parked charge, a process: see above */
+	if (e->held_shmem || e->held_unread || e->bounded || e->fallback ||
+	    e->unmapped < CGOOM_HELD_MIN)
+		return; /* (once; a bound leaves nothing out to give back) */
+	if (d->held_left == 0)
+		return; /* nothing left out in the domain to give back */
+	if (e->unchecked) {
+		e->held_unread = true;
+		e->footprint = sel_add(e->footprint, e->unmapped);
+		return;
+	}
+	/* all the shmem its processes map, however often */
+	uint64_t mapped = 0;
+	int k;
+	for (size_t it = cgoom_subtree_begin(s, e->cgroup); cgoom_subtree_next(s, e->cgroup, &it, &k);) {
+		const struct cgoom_process *p = &s->procs[k];
+		if (p->kthread)
+			continue;
+		if (!p->rss_shmem_known)
+			return;
+		mapped = sel_add(mapped, p->rss_shmem);
+	}
+	/* the files only its processes hold (held[] sorted by dev, ino) */
+	uint64_t held = 0;
+	for (size_t i = 0; i < s->n_held;) {
+		size_t j = i;
+		bool mine = false, other = false;
+		uint64_t bytes = 0;
+		for (; j < s->n_held && s->held[j].dev == s->held[i].dev && s->held[j].ino == s->held[i].ino;
+		     j++) {
+			if (!cgoom_snapshot_is_under(s, s->held[j].cgroup, d->domain))
+				continue; /* not looked at: see above */
+			if (!cgoom_snapshot_is_under(s, s->held[j].cgroup, e->cgroup) ||
+			    holder_protected(s, set, &s->held[j]))
+				other = true;
+			else
+				mine = true;
+			if (s->held[j].bytes > bytes)
+				bytes = s->held[j].bytes;
+		}
+		if (mine && !other)
+			held = sel_add(held, bytes);
+		i = j;
+	}
+	if (held <= mapped)
+		return;
+	if (d->held_partial) {
+		/* a process not read yet may hold these files too: all it
+		 * left out, an upper bound, until the plan reads the domain */
+		e->held_unread = e->unchecked = true;
+		e->footprint = sel_add(e->footprint, e->unmapped);
+		return;
+	}
+	uint64_t credit = held - mapped;
+	if (credit > e->unmapped)
+		credit = e->unmapped;
+	if (credit > d->held_left)
+		credit = d->held_left;
+	d->held_left -= credit;
+	e->held_shmem = credit;
+	e->footprint = sel_add(e->footprint, credit);
 }
 
 uint64_t sel_charge_footprint(const struct sel_charge *c)

@@ -119,10 +119,14 @@ static void victim_reason(struct cgoom_strbuf *b, const struct cgoom_snapshot *s
 				       "never moves a charge with a process), so its largest process in %s is "
 				       "chosen",
 				    s->cgroups[v->cgroup].path, s->cgroups[v->cgroup].path);
-	if (v->unmapped >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it, "
-				       "unless a process holds it open as a deleted file or memfd)",
-				    cgoom_human_size(v->unmapped, h1, sizeof(h1)));
+	if (v->unmapped - v->held_shmem >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "; %s of shmem and tmpfs no process maps is left out (no kill frees it: "
+				       "none of its processes alone holds it open as a deleted file or memfd)",
+				    cgoom_human_size(v->unmapped - v->held_shmem, h1, sizeof(h1)));
+	if (v->held_shmem >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "; it counts %s of deleted tmpfs files and memfds it holds open "
+				       "(no process maps them, its death frees them)",
+				    cgoom_human_size(v->held_shmem, h1, sizeof(h1)));
 	if (v->mapped_elsewhere >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "; %s of shmem none of its processes map is left out (no kill "
 				       "in it frees it)",
@@ -194,6 +198,10 @@ static void json_candidate(struct cgoom_strbuf *b, const struct cgoom_snapshot *
 		cgoom_strbuf_printf(b, ", \"unmapped_shmem\": %" PRIu64, c->unmapped);
 	if (c->mapped_elsewhere)
 		cgoom_strbuf_printf(b, ", \"shmem_not_mapped_by_it\": %" PRIu64, c->mapped_elsewhere);
+	if (c->held_shmem)
+		cgoom_strbuf_printf(b, ", \"held_shmem\": %" PRIu64, c->held_shmem);
+	if (c->held_unread)
+		cgoom_strbuf_printf(b, ", \"held_unread\": true");
 	if (c->bounded)
 		cgoom_strbuf_printf(b, ", \"bounded\": true");
 	else if (c->unchecked)
@@ -301,7 +309,7 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			    "CGROUP", "PID", "FOOTPRINT", "SCORE", "PREF", "BIAS");
 	int rank = 0;
 	size_t bounded = 0;
-	uint64_t unmapped = 0, elsewhere = 0;
+	uint64_t unmapped = 0, elsewhere = 0, held = 0;
 	for (size_t i = 0; i < d->n_candidates; i++) {
 		const struct cgoom_candidate *c = &d->candidates[i];
 		bounded += c->bounded;
@@ -320,7 +328,9 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			cgoom_human_size((uint64_t)c->score, score, sizeof(score));
 		cgoom_strbuf_printf(b, "%c %4s %-*s ", d->has_victim && (int)i == d->victim ? '>' : ' ', rk,
 				    kw, cgoom_kind_name(c->kind));
-		unmapped = unmapped + c->unmapped < unmapped ? UINT64_MAX : unmapped + c->unmapped;
+		uint64_t left = c->held_unread ? 0 : c->unmapped - c->held_shmem;
+		unmapped = unmapped + left < unmapped ? UINT64_MAX : unmapped + left;
+		held = held + c->held_shmem < held ? UINT64_MAX : held + c->held_shmem;
 		elsewhere = elsewhere + c->mapped_elsewhere < elsewhere ? UINT64_MAX
 									: elsewhere + c->mapped_elsewhere;
 		struct cgoom_strbuf path = { 0 };
@@ -341,9 +351,16 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 			cgoom_strbuf_printf(b, "  (processes not read)");
 		if (c->kind == CGOOM_KIND_UNATTRIBUTED)
 			cgoom_strbuf_printf(b, "  (charge below it no cgroup holding processes accounts for)");
-		if (c->unmapped >= UNMAPPED_SHOWN)
-			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
+		if (c->held_unread && c->unmapped >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of unmapped shmem counted until its processes' open "
+					       "files are read)",
 					    cgoom_human_size(c->unmapped, h1, sizeof(h1)));
+		else if (c->unmapped - c->held_shmem >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of unmapped shmem left out)",
+					    cgoom_human_size(c->unmapped - c->held_shmem, h1, sizeof(h1)));
+		if (c->held_shmem >= UNMAPPED_SHOWN)
+			cgoom_strbuf_printf(b, "  (%s of deleted tmpfs files and memfds it holds open)",
+					    cgoom_human_size(c->held_shmem, h1, sizeof(h1)));
 		if (c->mapped_elsewhere >= UNMAPPED_SHOWN)
 			cgoom_strbuf_printf(b, "  (%s of shmem none of its processes map left out)",
 					    cgoom_human_size(c->mapped_elsewhere, h1, sizeof(h1)));
@@ -360,9 +377,14 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 				       "explain --full reads them)\n",
 				    bounded, bounded == 1 ? "y" : "ies");
 	if (unmapped >= UNMAPPED_SHOWN)
-		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps: "
-				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
+		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem and tmpfs no process maps and "
+				       "no entity's processes alone hold open as deleted files or memfds: no kill "
+				       "frees it)\n",
 				    cgoom_human_size(unmapped, h1, sizeof(h1)));
+	if (held >= UNMAPPED_SHOWN)
+		cgoom_strbuf_printf(b, "  (footprints count %s of deleted tmpfs files and memfds their "
+				       "processes hold open, mapped by none: a holder's death frees them)\n",
+				    cgoom_human_size(held, h1, sizeof(h1)));
 	if (elsewhere >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (footprints leave out %s of shmem that none of their own "
 				       "processes map: no kill in them frees it)\n",
@@ -371,13 +393,15 @@ void cgoom_explain_text(struct cgoom_strbuf *b, const struct cgoom_snapshot *s,
 	 * empty and removed cgroups (a writer gone, its cgroup removed),
 	 * which no ranking line shows and no kill frees */
 	uint64_t dom_unmapped = cgoom_domain_unmapped_shmem(s, d->domain);
-	if (dom_unmapped >= UNMAPPED_SHOWN && dom_unmapped > unmapped &&
-	    dom_unmapped - unmapped >= UNMAPPED_SHOWN)
+	uint64_t counted = unmapped + held < unmapped ? UINT64_MAX : unmapped + held;
+	if (dom_unmapped >= UNMAPPED_SHOWN && dom_unmapped > counted &&
+	    dom_unmapped - counted >= UNMAPPED_SHOWN)
 		cgoom_strbuf_printf(b, "  (the domain holds %s of shmem and tmpfs no process maps, %s of it "
 				       "in no footprint above (empty or removed cgroups, entities not read): "
-				       "no kill frees it, unless a process holds it open as a deleted file or memfd)\n",
+				       "no kill frees it, unless a process whose open files were not read "
+				       "holds it open as a deleted file or memfd)\n",
 				    cgoom_human_size(dom_unmapped, h1, sizeof(h1)),
-				    cgoom_human_size(dom_unmapped - unmapped, h2, sizeof(h2)));
+				    cgoom_human_size(dom_unmapped - counted, h2, sizeof(h2)));
 	if (d->has_victim) {
 		const struct cgoom_process *p = find_proc(s, d->victim_pid);
 		cgoom_strbuf_printf(b, "victim: ");

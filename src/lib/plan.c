@@ -172,8 +172,14 @@ static void plan_ranked(const struct cgoom_snapshot *s, const struct cgoom_decis
 	}
 	size_t take = batch(s, d->domain, true);
 	p->kind = CGOOM_PLAN_BODIES;
-	for (size_t i = 0; i < lead && i < take; i++)
-		deferred_in(s, d->candidates[i].cgroup, false, p);
+	for (size_t i = 0; i < lead && i < take; i++) {
+		const struct cgoom_candidate *c = &d->candidates[i];
+		/* files held open, its own processes read: who else holds
+		 * them is known only with every process of the domain read
+		 * (charge.c sel_held_credit) */
+		bool all = c->held_unread && deferred_in(s, c->cgroup, false, NULL) == 0;
+		deferred_in(s, all ? d->domain : c->cgroup, false, p);
+	}
 }
 
 /* Rule 2: in-flight PIDs not in the snapshot, to locate; true when one

@@ -13,6 +13,7 @@ static void finish_entity(const struct cgoom_snapshot *s, const struct cgoom_set
 {
 	const struct cgoom_cgroup_settings *g = &set->cgroups[e->cgroup];
 	sel_shmem_elsewhere(s, e);
+	sel_held_credit(s, set, d, e);
 	e->pref = (enum cgoom_pref)g->pref.value;
 	e->bias = g->bias.value;
 	e->score = sel_add_s(sel_s64(e->footprint), sel_mul_s(e->bias, sel_s64(d->domain_size / 1000)));
@@ -93,6 +94,13 @@ void sel_rank_entities(const struct cgoom_snapshot *s, const struct cgoom_settin
 	int group_eligible = 0;
 	int group_root = -1; /* the last delegation root whose parked charge the group holds */
 	int order = 0, prev = -1;
+
+	d->held_left = cgoom_domain_unmapped_shmem(s, domain);
+	if (d->held_left < CGOOM_HELD_MIN)
+		d->held_left = 0; /* (the reader's rule: see charge.c) */
+	d->held_partial = false;
+	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++)
+		d->held_partial |= s->cgroups[s->preorder[k]].deferred;
 
 	for (size_t k = pos; k == pos || sel_in_subtree(s, domain, k); k++) {
 		int m = s->preorder[k];

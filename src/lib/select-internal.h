@@ -95,6 +95,13 @@ uint64_t sel_charge_mapped(const struct sel_charge *c);
  * mapped_elsewhere (charge.c). */
 void sel_shmem_elsewhere(const struct cgoom_snapshot *s, struct cgoom_candidate *e);
 
+/* Entity e (leaf or tree): what its processes hold open of the shmem
+ * it left out, given back to its footprint (held_shmem), or with its
+ * processes unread, all it left out (held_unread, an upper bound).
+ * After sel_shmem_elsewhere(); takes from d->held_left (charge.c). */
+void sel_held_credit(const struct cgoom_snapshot *s, const struct cgoom_settings *set,
+		     struct cgoom_decision *d, struct cgoom_candidate *e);
+
 /* Does memcg m have an eligible member (*ret_any: any process but
  * kernel threads)? Members are processes attached to m or to non-memcg
  * cgroups below it; a deferred m has them for all we know. */

@@ -80,6 +80,7 @@ void cgoom_snapshot_free(struct cgoom_snapshot *s)
 		free(s->cgroups[i].path);
 	free(s->cgroups);
 	free(s->procs);
+	free(s->held);
 	for (size_t i = 0; i < s->n_notes; i++)
 		free(s->notes[i]);
 	free(s->notes);
@@ -130,6 +131,17 @@ int cgoom_snapshot_add_process(struct cgoom_snapshot *s, const struct cgoom_proc
 	s->procs[s->n_procs] = *p;
 	s->procs[s->n_procs].comm[sizeof(p->comm) - 1] = '\0';
 	return (int)s->n_procs++;
+}
+
+int cgoom_snapshot_add_held(struct cgoom_snapshot *s, const struct cgoom_held_file *h)
+{
+	if (h->pid <= 0 || h->cgroup < 0 || (size_t)h->cgroup >= s->n_cgroups)
+		return -EINVAL;
+	int r = grow((void **)&s->held, &s->cap_held, s->n_held + 1, sizeof(*s->held));
+	if (r < 0)
+		return r;
+	s->held[s->n_held] = *h;
+	return (int)s->n_held++;
 }
 
 int cgoom_notes_vadd(char ***notes, size_t *n_notes, const char *fmt, va_list ap)
@@ -188,6 +200,52 @@ static int cmp_pid_then_index(const void *a, const void *b, void *ctx)
 	if (px != py)
 		return px < py ? -1 : 1;
 	return (x > y) - (x < y);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	const struct cgoom_held_file *x = a, *y = b;
+	int r;
+	if ((r = cmp_u64(x->dev, y->dev)) || (r = cmp_u64(x->ino, y->ino)))
+		return r;
+	if (x->cgroup != y->cgroup)
+		return x->cgroup < y->cgroup ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Whether process pid is attached to cgroup (proc_index built). */
+static bool has_proc(const struct cgoom_snapshot *s, int cgroup, int pid)
+{
+	for (size_t k = s->proc_start[cgroup]; k < s->proc_start[cgroup + 1]; k++)
+		if (s->procs[s->proc_index[k]].pid == pid)
+			return true;
+	return false;
+}
+
+/* held[] sorted by (dev, ino, cgroup, pid), one per (pid, dev, ino), and
+ * only of processes the snapshot has where the record says (a PID
+ * listed twice keeps its first cgroup, dedupe_pids; its other record
+ * names a process that is not there). */
+static void resolve_held(struct cgoom_snapshot *s)
+{
+	if (s->n_held == 0)
+		return;
+	qsort(s->held, s->n_held, sizeof(*s->held), cmp_held);
+	size_t w = 0;
+	for (size_t i = 0; i < s->n_held; i++) {
+		const struct cgoom_held_file *h = &s->held[i];
+		if ((size_t)h->cgroup >= s->n_cgroups || !has_proc(s, h->cgroup, h->pid))
+			continue;
+		if (w > 0 && cmp_held(&s->held[w - 1], h) == 0)
+			continue;
+		s->held[w++] = *h;
+	}
+	s->n_held = w;
 }
 
 /* A PID seen twice (it moved between cgroups while the reader walked):
@@ -327,6 +385,7 @@ int cgoom_snapshot_finalize(struct cgoom_snapshot *s)
 		s->proc_start[s->procs[i].cgroup + 1]++;
 	for (size_t i = 0; i < n; i++)
 		s->proc_start[i + 1] += s->proc_start[i];
+	resolve_held(s);
 	return out == n ? 0 : -EINVAL;
 }
 

@@ -468,6 +468,8 @@ static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_pro
 	 * and some other thread may live on */
 	if (p.zombie && ps.num_threads > 1 && (p.mm_tid = live_thread_of(rd, fd, pid, &pst)) > 0)
 		p.zombie = false;
+	if (rd->staged_fds && !p.zombie)
+		p.fds_read = rd_read_held(rd, fd, pid);
 	close(fd);
 
 	memcpy(p.comm, ps.comm, sizeof p.comm);
@@ -505,6 +507,7 @@ out_fail:
 void rd_stage_processes(struct reader *rd, int cgroup)
 {
 	rd->n_staged = 0;
+	rd->n_staged_held = 0;
 	rd->staged_unknown = false;
 	if (cgfs_grow(&rd->staged, &rd->cap_staged, rd->n_pids, sizeof *rd->staged) < 0) {
 		rd_fail(rd, "/proc", NULL, ENOMEM);
@@ -590,6 +593,7 @@ void rd_drop_staged(struct reader *rd, const char *path)
 	for (size_t i = 0; i < rd->n_pids; i++)
 		rd_pid_mark(rd, rd->pids[i], false);
 	rd->n_staged = 0;
+	rd->n_staged_held = 0;
 }
 
 void rd_commit(struct reader *rd, struct stage *st, int idx)
@@ -611,4 +615,5 @@ void rd_commit(struct reader *rd, struct stage *st, int idx)
 			rd_note(rd, "/proc", NULL, "PID %d cannot be added (%s), skipped",
 				rd->staged[i].pid, strerror(-r));
 	}
+	rd_commit_held(rd, idx);
 }

@@ -35,6 +35,10 @@ struct reader {
 	struct cgoom_process *staged; /* its processes, read but not yet added */
 	size_t n_staged, cap_staged;
 	bool staged_unknown; /* some process listed could not be read (not gone) */
+	bool staged_fds;     /* read the staged processes' open files (reader-held.c) */
+	struct cgoom_held_file *staged_held; /* what they hold open; cgroup set at commit */
+	size_t n_staged_held, cap_staged_held;
+	size_t n_staged_held_proc; /* where the process being read begins */
 	uint8_t *seen; /* PID bitmap: listed by some cgroup already */
 	bool limit_noted;
 	/* branch and bound (reader-lazy.c) */
@@ -109,6 +113,15 @@ void rd_read_procs_owner(struct reader *rd, struct stage *st);
 /* Whether cgroup idx or an ancestor has raw.procs_user_owned. */
 bool rd_user_procs_at(const struct cgoom_snapshot *s, int idx);
 void rd_read_pid_list(struct reader *rd, struct stage *st);
+/* reader-held.c: the deleted tmpfs files and memfds process pid (its
+ * /proc/PID directory fd) holds open, staged in rd->staged_held; true
+ * when its fd directory was read whole. */
+bool rd_read_held(struct reader *rd, int pid_fd, int pid);
+/* Whether the processes of st (parent: its parent's index, -1 for the
+ * root) are worth that read: their memcg leaves out unmapped shmem. */
+bool rd_want_held(const struct reader *rd, const struct stage *st, int parent);
+/* Adds the staged held files, in cgroup idx, to the snapshot. */
+void rd_commit_held(struct reader *rd, int idx);
 void rd_stage_processes(struct reader *rd, int cgroup);
 void rd_read_system(struct reader *rd);
 bool rd_still_there(int parent_fd, const char *name, int fd);

@@ -196,7 +196,9 @@ static void expand_one(struct reader *rd, int idx)
 	st.c.raw = c->raw; /* the settings stay as read first (resolved already) */
 	rd_read_memcg(rd, &st, false);
 	rd_read_pid_list(rd, &st);
+	rd->staged_fds = rd_want_held(rd, &st, c->parent);
 	rd_stage_processes(rd, idx);
+	rd->staged_fds = false;
 	if (rd->err)
 		goto out_close;
 	if (st.gone || !rd_still_there(pfd, name, fd)) {

@@ -230,7 +230,11 @@ static void adopt_deep(struct reader *rd, struct stage *st, int idx)
 		}
 		sub.fd = fd;
 		rd_read_pid_list(rd, &sub);
+		/* (their memcg: the deep cut's cgroup idx, read already) */
+		sub.c.is_memcg = false; /* (as one of idx's non-memcg cgroups) */
+		rd->staged_fds = idx > 0 && rd_want_held(rd, &sub, idx);
 		rd_stage_processes(rd, idx);
+		rd->staged_fds = false;
 		if (sub.c.procs_unknown || rd->staged_unknown)
 			rd->s->cgroups[idx].procs_unknown = true;
 		for (size_t i = 0; i < rd->n_staged && !rd->err; i++) {
@@ -238,6 +242,7 @@ static void adopt_deep(struct reader *rd, struct stage *st, int idx)
 			if (cgoom_snapshot_add_process(rd->s, &rd->staged[i]) == -ENOMEM)
 				rd_fail(rd, path, NULL, ENOMEM);
 		}
+		rd_commit_held(rd, idx);
 		t.prefix = rel;
 		r = cgfs_for_each_entry(fd, deep_push, &t);
 		t.prefix = NULL;
@@ -369,7 +374,9 @@ static int visit(struct reader *rd, int fd, int parent_fd, int parent, const cha
 	    rd_cg_read(rd, &st, "cgroup.subtree_control", &rd->buf, FILE_MAX) == 0 &&
 	    cgoom_parse_has_controller(rd->buf.p, rd->buf.len, "memory", &st.subtree_memory) < 0)
 		st.subtree_memory = false;
+	rd->staged_fds = rd_want_held(rd, &st, parent);
 	rd_stage_processes(rd, is_root ? 0 : (int)rd->s->n_cgroups);
+	rd->staged_fds = false;
 	if (rd->err)
 		goto out_free;
 
@@ -454,6 +461,9 @@ void rd_release(struct reader *rd)
 	free(rd->procs.p);
 	free(rd->pids);
 	free(rd->staged);
+	free(rd->staged_held);
+	rd->staged_held = NULL;
+	rd->n_staged_held = rd->cap_staged_held = 0;
 	rd->seen = NULL;
 	rd->buf.p = rd->procs.p = NULL;
 	rd->pids = NULL;

@@ -15,9 +15,12 @@ which readings it was seen to take.
 Python 3 standard library only.
 """
 
+import ctypes
+import ctypes.util
 import itertools
 import os
 import re
+import stat as statmod
 
 PAGE = 4096
 KiB = 1024
@@ -148,6 +151,49 @@ class Proc:
     pass
 
 
+MiB = 1 << 20
+# doc/SPEC.md "Shmem held open, not mapped": under this much left out
+# nothing is given back (and no descriptor is read)
+HELD_MIN = MiB
+TMPFS_MAGIC = 0x01021994
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def _fs_type(path):
+    """statfs(path).f_type (the first word of struct statfs), or None"""
+    buf = ctypes.create_string_buffer(256)
+    if _libc.statfs(os.fsencode(path), buf) != 0:
+        return None
+    return ctypes.c_long.from_buffer(buf).value
+
+
+def held_files(procroot, pid):
+    """What process pid holds open of memory only its death frees: each
+    /proc/PID/fd/N that is a regular file with no link left and blocks
+    allocated, on tmpfs -> {(dev, ino): bytes}. None without the fd
+    directory."""
+    d = os.path.join(procroot, str(pid), "fd")
+    try:
+        names = os.listdir(d)
+    except OSError:
+        return None
+    out = {}
+    for n in names:
+        if not n.isdigit():
+            continue
+        path = os.path.join(d, n)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not statmod.S_ISREG(st.st_mode) or st.st_nlink != 0 or st.st_blocks <= 0:
+            continue
+        if _fs_type(path) != TMPFS_MAGIC:
+            continue
+        out[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+    return out
+
+
 class Tree:
     """A fixture tree read from disk."""
 
@@ -249,6 +295,7 @@ class Tree:
         p.rss_shmem = kb("RssShmem") if "RssShmem" in kv else (0 if "VmRSS" not in kv else None)
         adj = _readint(os.path.join(d, "oom_score_adj"))
         p.adj = adj if isinstance(adj, int) else 0
+        p.held = None if p.zombie else held_files(self.procroot, pid)
         return p
 
     # -- settings (SPEC 3 and 7) -------------------------------------------
@@ -554,6 +601,80 @@ class Tree:
             return False
         return _readint(os.path.join(cg.dir, "memory.oom.group")) == 1
 
+    # -- held open, not mapped (doc/SPEC.md) ---------------------------------
+    def protected(self, pid):
+        """no kill may touch it: a kernel thread, pid 1, cgoom, -1000, omit"""
+        p = self.procs[pid]
+        return (p.kthread or pid == 1 or pid == self.self_pid or p.adj <= -1000
+                or self.cgs[p.cgroup].eff["preference"] == "omit")
+
+    def nearest_memcg(self, cg):
+        while not cg.memcg:
+            cg = cg.parent
+        return cg
+
+    def fds_read(self, pid):
+        """cgoom reads a process's descriptors where its memcg, or one above
+        it but the root, leaves out HELD_MIN or more; never the root's own"""
+        m = self.nearest_memcg(self.cgs[self.procs[pid].cgroup])
+        while m is not None and m.path != "/":
+            ch = self.charge(m)
+            if not ch["fallback"] and self.net(ch)[1] >= HELD_MIN:
+                return True
+            m = m.parent
+        return False
+
+    def domain_unmapped(self, d):
+        if d.path == "/" and not os.path.exists(os.path.join(d.dir, "memory.current")):
+            mi = self.meminfo
+            if "Shmem" not in mi or "Mapped" not in mi:
+                return 0
+            lru = (mi.get("Active(anon)", 0) + mi.get("Inactive(anon)", 0)) * KiB
+            return max(0, min((mi["Shmem"] - mi["Mapped"]) * KiB, lru))
+        return self.net(self.charge(d))[1]
+
+    def held_credits(self, d, entities):
+        """order -> what a leaf or tree entity gets back: the files only its
+        own unprotected processes hold (of the holders inside the domain
+        whose descriptors are read), less all the shmem its processes map,
+        capped at what it left out and at what the domain left out and no
+        entity walked before took back; nothing under HELD_MIN"""
+        left = self.domain_unmapped(d)
+        if left < HELD_MIN:
+            return {}
+        files = {}     # (dev, ino) -> (bytes, [pid])
+        for pid in self.all_pids(d):
+            p = self.procs.get(pid)
+            if p is None or not p.held or not self.fds_read(pid):
+                continue
+            for k, b in p.held.items():
+                fb, holders = files.get(k, (0, []))
+                files[k] = (max(fb, b), holders + [pid])
+        out = {}
+        for cg, _fp, o, _el, kind, _kept, fb, un in entities:
+            if kind not in ("leaf", "tree") or fb or un < HELD_MIN:
+                continue
+            mine = set(self.all_pids(cg))
+            mapped = 0
+            for pid in mine:
+                p = self.procs.get(pid)
+                if p is None or p.kthread:
+                    continue
+                if p.rss_shmem is None:
+                    mapped = None
+                    break
+                mapped += p.rss_shmem
+            if mapped is None:
+                continue
+            h = sum(b for b, holders in files.values()
+                    if all(q in mine and not self.protected(q) for q in holders))
+            if h <= mapped:
+                continue
+            c = min(h - mapped, un, left)
+            left -= c
+            out[o] = c
+        return out
+
     # -- selection (SPEC 4, 5) -----------------------------------------------
     def select(self, domain, variant=None):
         """-> dict(policy, victim, info) ; victim = None or dict(cgroup,
@@ -613,21 +734,23 @@ class Tree:
             kids = self.memcg_children(c)
             if c.path != "/" and not (kids and c.eff["policy"] != "tree"):
                 if group is None or not inside(c, group[0]):
-                    group = [c, 0, order, False, "tree" if kids else "leaf", 0, False]
+                    group = [c, 0, order, False, "tree" if kids else "leaf", 0, False, 0]
                     order += 1
                     entities.append(group)
                 if not kids:
                     if any(self.eligible(p) for p in self.members(c)):
                         ch = self.charge(c)
                         group[1] += self.net(ch)[0]
+                        group[7] += self.net(ch)[1]
                         group[3] = True
                         group[5] += self.kept(ch)
                         group[6] = group[6] or ch["fallback"]
             t = tree_of(c) if c.path != "/" else None
             if parking(c) and t is not None and not any(inside(c, r) for r in counted):
                 # rule 1: the tree entity holds what is parked below R
-                (pfp, _), pk, pfb = self.parked_charge(c)
+                (pfp, pun), pk, pfb = self.parked_charge(c)
                 group[1] += pfp
+                group[7] += pun
                 group[5] += pk
                 group[6] = group[6] or pfb
                 counted.append(c)
@@ -639,13 +762,15 @@ class Tree:
                 if fp > 0:
                     pids = self.all_pids(c)
                     elig = any(self.eligible(p) for p in pids)
-                    entities.append([c, fp, order, elig, "unattributed", pk, pfb])
+                    entities.append([c, fp, order, elig, "unattributed", pk, pfb, 0])
                     order += 1
         visit(d)
+        credit = self.held_credits(d, entities)
         ents = [e for e in entities if e[3]]
         ranked = []
-        for cg, fp, o, _, kind, kept, fb in ents:
+        for cg, fp, o, _, kind, kept, fb, _un in ents:
             fp = self.cap_elsewhere(fp, kept, fb, self.all_pids(cg))
+            fp += credit.get(o, 0)
             score = fp + cg.eff["bias"] * (T // 1000)
             ranked.append({"cg": cg, "kind": kind, "footprint": fp, "score": score, "order": o,
                            "tier": TIER[cg.eff["preference"]]})

@@ -198,8 +198,8 @@ static void test_unattributed_and_unmapped(void)
 	CHECK(strstr(b.buf, "     2 leaf         /t ") != NULL);
 	CHECK(strstr(b.buf, "(charge below it no cgroup holding processes accounts for)") != NULL);
 	CHECK(strstr(b.buf, "(300.0 MiB of unmapped shmem left out)") != NULL);
-	CHECK(strstr(b.buf, "(footprints leave out 300.0 MiB of shmem and tmpfs no process maps: no kill frees it, "
-			  "unless a process holds it open as a deleted file or memfd)") != NULL);
+	CHECK(strstr(b.buf, "(footprints leave out 300.0 MiB of shmem and tmpfs no process maps and no "
+			  "entity's processes alone hold open as deleted files or memfds: no kill frees it)") != NULL);
 	CHECK(strstr(b.buf, "the footprint is charge below delegation root /u that no cgroup holding processes "
 			    "accounts for") != NULL);
 	cgoom_strbuf_free(&b);

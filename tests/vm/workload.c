@@ -39,6 +39,12 @@
  *       map FILE (a tmpfs file, say) shared and read every page of it,
  *       so each is mapped by this process (file_mapped where the page is
  *       charged, RssShmem here), print "ready PID", then pause.
+ *   workload hold FILE MIB RATE
+ *       create FILE (on a tmpfs, say) and unlink it at once, or with
+ *       FILE "memfd:NAME" create a memfd, print "ready PID", then write
+ *       MIB into it at RATE MiB/s through the descriptor, never mapping
+ *       it (unmapped shmem that only this process's death frees); prints
+ *       "held MIB T_MS" every 16 MiB, then pauses holding it.
  *   workload sample MIB
  *       print MIB of page content on stdout (to measure compressibility).
  *
@@ -582,6 +588,50 @@ static int cmd_map(const char *path)
 		pause();
 }
 
+/* hold FILE MIB RATE: a file held open, written, never mapped */
+static int cmd_hold(int argc, char **argv)
+{
+	if (argc != 5)
+		usage();
+	const char *path = argv[2];
+	size_t mib = (size_t)num(argv[3]);
+	double rate = num(argv[4]);
+	int fd;
+	if (!strncmp(path, "memfd:", 6))
+		fd = memfd_create(path + 6, 0);
+	else {
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0 && unlink(path) < 0) {
+			perror("unlink");
+			return 1;
+		}
+	}
+	if (fd < 0) {
+		perror(path);
+		return 1;
+	}
+	static unsigned char buf[MIB];
+	ready();
+	long long t0 = now_ms();
+	for (size_t i = 0; i < mib; i++) {
+		fill(buf, MIB, i << 8);
+		if (write(fd, buf, MIB) != (ssize_t)MIB) {
+			perror("write");
+			return 1;
+		}
+		long long due = t0 + (long long)((double)(i + 1) * 1000.0 / (rate > 0 ? rate : 1e9));
+		long long now = now_ms();
+		if (due > now)
+			usleep((useconds_t)((due - now) * 1000));
+		if ((i + 1) % 16 == 0) {
+			printf("held %zu %lld\n", i + 1, now_ms() - t0);
+			fflush(stdout);
+		}
+	}
+	hold();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc >= 2 ? argv[1] : "";
@@ -606,6 +656,8 @@ int main(int argc, char **argv)
 		return cmd_tree(argc, argv);
 	if (!strcmp(c, "map") && argc == 3)
 		return cmd_map(argv[2]);
+	if (!strcmp(c, "hold"))
+		return cmd_hold(argc, argv);
 	if (!strcmp(c, "sample")) {
 		size_t len = (size_t)num(argv[2]) * MIB;
 		static unsigned char buf[MIB];
