@@ -310,6 +310,81 @@ static int resolve_prefs(struct resolver *rv)
 	return 0;
 }
 
+/* A preference or bias made on a memcg inside another's tree entity
+ * (oom_policy tree on an ancestor, the outermost: SPEC 4) ranks nothing:
+ * the entity is ranked with its top's settings. Said as a note, as
+ * cgoom.conf(5) promises for every setting ignored. */
+static int note_in_tree(struct resolver *rv, int i)
+{
+	const struct cgoom_snapshot *s = rv->s;
+	int top = -1;
+	for (int a = s->cgroups[i].parent; a >= 0; a = s->cgroups[a].parent)
+		if (s->cgroups[a].memcg == a && rv->set->cgroups[a].policy.value == CGOOM_POLICY_TREE)
+			top = a;
+	if (top < 0)
+		return 0;
+	const struct cgoom_cgroup_settings *cs = &rv->set->cgroups[i];
+	const char *tp = s->cgroups[top].path, *path = s->cgroups[i].path;
+	int r = 0;
+	if (cs->pref.origin == i && cs->pref.source != CGOOM_SRC_DEFAULT && cs->pref.value != CGOOM_PREF_OMIT)
+		r = note(rv->set, "%s: preference %s (%s) has no effect: it is inside %s's tree entity "
+			 "(oom_policy tree), ranked with %s's preference", path,
+			 cgoom_pref_name(cs->pref.value), cgoom_source_name(cs->pref.source), tp, tp);
+	if (r >= 0 && cs->bias.origin == i && cs->bias.source != CGOOM_SRC_DEFAULT)
+		r = note(rv->set, "%s: bias %d (%s) has no effect: it is inside %s's tree entity "
+			 "(oom_policy tree), ranked with %s's bias", path, cs->bias.value,
+			 cgoom_source_name(cs->bias.source), tp, tp);
+	return r;
+}
+
+/* A setting made on a cgroup without the memory controller (a child a
+ * Delegate=yes unit or a container runtime left without +memory): its
+ * processes are charged to its nearest memcg and, under policy cgroup and
+ * tree, ranked in that memcg's entity with that memcg's preference and
+ * bias; only policy none reads a process's own cgroup's (and omit keeps
+ * its processes out under every policy). An oom_policy there governs
+ * nothing. Said as notes: silent, an operator's `avoid` there did not
+ * save the process it was set for. */
+static int note_non_memcg(struct resolver *rv)
+{
+	const struct cgoom_snapshot *s = rv->s;
+	for (size_t i = 0; i < s->n_cgroups; i++) {
+		const struct cgoom_cgroup *c = &s->cgroups[i];
+		int m = c->memcg;
+		if (m == (int)i) {
+			int r = note_in_tree(rv, (int)i);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (m < 0)
+			continue;
+		const struct cgoom_cgroup_settings *cs = &rv->set->cgroups[i];
+		const char *mp = s->cgroups[m].path;
+		int r = 0;
+		if (cs->policy.origin == (int)i && cs->policy.source != CGOOM_SRC_DEFAULT)
+			r = note(rv->set, "%s: oom_policy %s (%s) has no effect: it has no memory controller "
+				 "(its processes are charged to %s, whose policy counts)", c->path,
+				 cgoom_policy_name(cs->policy.value), cgoom_source_name(cs->policy.source), mp);
+		enum cgoom_policy mpol = rv->set->cgroups[m].policy.value;
+		if (r >= 0 && mpol != CGOOM_POLICY_NONE && cs->pref.origin == (int)i &&
+		    cs->pref.source != CGOOM_SRC_DEFAULT && cs->pref.value != CGOOM_PREF_OMIT)
+			r = note(rv->set, "%s: preference %s (%s) counts only under policy none: it has no "
+				 "memory controller, so under policy %s its processes are ranked in %s's "
+				 "entity, with %s's preference", c->path, cgoom_pref_name(cs->pref.value),
+				 cgoom_source_name(cs->pref.source), cgoom_policy_name(mpol), mp, mp);
+		if (r >= 0 && mpol != CGOOM_POLICY_NONE && cs->bias.origin == (int)i &&
+		    cs->bias.source != CGOOM_SRC_DEFAULT)
+			r = note(rv->set, "%s: bias %d (%s) counts only under policy none: it has no memory "
+				 "controller, so under policy %s its processes are ranked in %s's entity, "
+				 "with %s's bias", c->path, cs->bias.value, cgoom_source_name(cs->bias.source),
+				 cgoom_policy_name(mpol), mp, mp);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int cgoom_settings_resolve(const struct cgoom_snapshot *s, const struct cgoom_config *cfg,
 			   struct cgoom_settings *ret)
 {
@@ -336,6 +411,8 @@ int cgoom_settings_resolve(const struct cgoom_snapshot *s, const struct cgoom_co
 		const struct cgoom_cgroup *c = &s->cgroups[i];
 		r = resolve_policy(&rv, i, c->parent >= 0 ? &ret->cgroups[c->parent].policy : &def_policy);
 	}
+	if (r >= 0)
+		r = note_non_memcg(&rv);
 out:
 	free(rv.match);
 	free(rv.section_of);
