@@ -52,6 +52,13 @@ int cli_check_path(const char *arg, char *norm, size_t cap);
  * and returns -EXIT_USAGE. */
 int cli_find_memcg(struct cli_ctx *c, const char *arg);
 
+/* Flushes stdout: 0, or -1 with the reason said (once). A kill made
+ * sets cli_killed: its exit status stays 0 when only the words about
+ * it could not be written (a script that retried on 1 would kill
+ * again). */
+int cli_stdout_flush(void);
+extern bool cli_killed;
+
 int cmd_explain(const struct cli_opts *o);
 int cmd_kill(const struct cli_opts *o);
 int cmd_policy(const struct cli_opts *o);

@@ -25,7 +25,7 @@ static int print_buf(struct cgoom_strbuf *b, bool newline)
 	if (newline)
 		fputc('\n', stdout);
 	cgoom_strbuf_free(b);
-	return fflush(stdout) == 0 ? EXIT_OK : EXIT_RUNTIME;
+	return cli_stdout_flush() == 0 ? EXIT_OK : EXIT_RUNTIME;
 }
 
 /* What can be told wrong with the arguments before anything is read. */
@@ -147,7 +147,8 @@ int cmd_explain(const struct cli_opts *o)
 		if (!o->json)
 			printf("\033[H\033[2J%s, every %.1fs (Ctrl-C to stop)\n", ts, o->watch_ms / 1000.0);
 		rc = explain_once(o, &prev);
-		fflush(stdout);
+		if (cli_stdout_flush() < 0)
+			return EXIT_RUNTIME;
 		if (rc == EXIT_USAGE)
 			return rc;
 		struct timespec ts_sleep = { o->watch_ms / 1000, (long)(o->watch_ms % 1000) * 1000000 };
@@ -241,7 +242,8 @@ int cmd_kill(const struct cli_opts *o)
 	if (alive > 0)
 		log_warning("%d killed process%s still exiting after %llu ms", alive, alive == 1 ? "" : "es",
 			    (unsigned long long)(c.cfg.kill_wait_us / 1000));
-	fflush(stdout);
+	cli_killed = res.n_signalled > 0;
+	cli_stdout_flush();
 	rc = res.n_signalled > 0 ? EXIT_OK : EXIT_RUNTIME;
 out:
 	cgoom_kill_result_free(&res);

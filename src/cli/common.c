@@ -191,3 +191,17 @@ int cli_find_memcg(struct cli_ctx *c, const char *arg)
 	}
 	return i;
 }
+
+bool cli_killed;
+
+int cli_stdout_flush(void)
+{
+	static bool said;
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	if (!said)
+		log_error("writing standard output: %s", strerror(errno ? errno : EIO));
+	said = true;
+	return -1;
+}

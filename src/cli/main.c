@@ -3,6 +3,7 @@
  * cgoom: the command line. Global options may stand before or after the
  * verb; verb options anywhere after it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,7 +130,25 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 	return 0;
 }
 
+static int cli_main(int argc, char **argv);
+
+/* Output that could not be written (a full disk, a closed pipe or
+ * stdout) is an error, said with its reason and exit 1, as gnulib's
+ * close_stdout has it: `cgoom policy /x > /dev/full` exited 0, and
+ * explain exited 1 without a word. */
+static int stdout_done(int rc)
+{
+	if (cli_stdout_flush() == 0 || cli_killed)
+		return rc;
+	return rc == EXIT_OK ? EXIT_RUNTIME : rc;
+}
+
 int main(int argc, char **argv)
+{
+	return stdout_done(cli_main(argc, argv));
+}
+
+static int cli_main(int argc, char **argv)
 {
 	cgoom_log_init("cgoom");
 	struct cli_opts o = {
