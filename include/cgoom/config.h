@@ -177,6 +177,11 @@ void cgoom_config_match(const struct cgoom_config *c, const char *path,
  * front, or a cgroup that does not exist yet). */
 void cgoom_config_mark_matches(const struct cgoom_config *c, const char *path, bool *hit);
 
+/* For a section path written with a mount point in front
+ * ("/sys/fs/cgroup/x" for "/x"), what follows it ("/x"; "/" for the
+ * mount point itself); else NULL. Such a section matches nothing. */
+const char *cgoom_config_past_mount(const char *path, const char *mount);
+
 /* The section that decides `key` for `path`, or NULL (as above). */
 const struct cgoom_cgroup_conf *cgoom_config_lookup(const struct cgoom_config *c, const char *path,
 						    enum cgoom_conf_key key);

@@ -28,15 +28,8 @@ static int load_config(const struct cli_opts *o, struct cgoom_config *ret)
  * ("/x"; "/" for the mount point itself); else NULL. */
 static const char *mount_rest(const struct cli_ctx *c, const char *path)
 {
-	const char *mounts[] = { c->roots.cgroup_path, "/sys/fs/cgroup" };
-	for (size_t k = 0; k < sizeof(mounts) / sizeof(mounts[0]); k++) {
-		size_t n = mounts[k] ? strlen(mounts[k]) : 0;
-		while (n > 1 && mounts[k][n - 1] == '/')
-			n--;
-		if (n > 1 && strncmp(path, mounts[k], n) == 0 && (path[n] == '/' || !path[n]))
-			return path[n] ? path + n : "/";
-	}
-	return NULL;
+	const char *rest = cgoom_config_past_mount(path, c->roots.cgroup_path);
+	return rest ? rest : cgoom_config_past_mount(path, "/sys/fs/cgroup");
 }
 
 /* A note for each config section that matches no cgroup of the tree:

@@ -396,6 +396,25 @@ static void on_timer(struct daemon *dm, uint64_t now)
 
 /* ---- signals and reload ---- */
 
+/* A section written with the mount point in front ([cgroup
+ * "/sys/fs/cgroup/db"] for "/db") matches no cgroup: its settings, an
+ * omit among them, apply to nothing. explain notes it; the daemon says
+ * it at start and at each reload, where the operator looks. */
+static void warn_mount_sections(struct daemon *dm)
+{
+	for (size_t j = 0; j < dm->cfg.n_cgroups; j++) {
+		const struct cgoom_cgroup_conf *g = &dm->cfg.cgroups[j];
+		const char *rest = cgoom_config_past_mount(g->path, dm->roots.cgroup_path);
+		if (!rest)
+			rest = cgoom_config_past_mount(g->path, "/sys/fs/cgroup");
+		if (rest)
+			log_warning("%s: [cgroup \"%s\"] (line %d) matches no cgroup: section paths "
+				    "start at the cgroup root, not at its mount point; its settings apply "
+				    "to nothing: write [cgroup \"%s\"]",
+				    dm->config_path, g->path, g->line, rest);
+	}
+}
+
 static void reload(struct daemon *dm)
 {
 	standby_wait_all(dm); /* the preparation threads read dm->cfg */
@@ -432,6 +451,7 @@ static void reload(struct daemon *dm)
 	if (psi_changed)
 		domains_rearm_psi(dm);
 	log_info("%s: configuration reloaded", dm->config_path);
+	warn_mount_sections(dm);
 	cgoom_strbuf_printf(&f, ", \"ok\": true");
 	event_emit(dm, "reload", &f);
 	cgoom_strbuf_free(&f);
@@ -667,6 +687,7 @@ int cgoom_daemon_run(const struct cgoom_daemon_opts *o)
 			  (int)bad, cgoom_trigger_name(bad) ? cgoom_trigger_name(bad) : "?");
 		goto out_free;
 	}
+	warn_mount_sections(dm);
 	self_protect(dm);
 	sysd_warn_peers(dm);
 	fds_raise_limit(dm);

@@ -385,6 +385,16 @@ void cgoom_config_match(const struct cgoom_config *c, const char *path, struct c
 	}
 }
 
+const char *cgoom_config_past_mount(const char *path, const char *mount)
+{
+	size_t n = mount ? strlen(mount) : 0;
+	while (n > 1 && mount[n - 1] == '/')
+		n--;
+	if (n > 1 && strncmp(path, mount, n) == 0 && (path[n] == '/' || !path[n]))
+		return path[n] ? path + n : "/";
+	return NULL;
+}
+
 void cgoom_config_mark_matches(const struct cgoom_config *c, const char *path, bool *hit)
 {
 	if (!c || !path || !hit)

@@ -759,5 +759,16 @@ check "meminfo mended while running: its return said once, then the trigger" \
 	"$([ "$(grep -c 'unreadable or malformed' "$d/out2")" = 1 ] && grep -q 'meminfo reads well again' "$d/out2" &&
 	   grep -q 'would kill \[4100001\]' "$d/out2"; echo $?)" "$d/out2"
 
+# a section written with the mount point in front matches nothing: the
+# daemon says so at start (explain noted it; the daemon was silent and
+# would kill the process the section meant to omit)
+d="$T/mount-section"
+mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
+printf '[cgroup "/sys/fs/cgroup/a"]\npreference = omit\n' > "$d/tree/cgoom.conf"
+CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+check "a section with the mount point in front: the daemon says it matches nothing, and how to write it" \
+	"$(grep -q '\[cgroup "/sys/fs/cgroup/a"\] (line 1) matches no cgroup: .* write \[cgroup "/a"\]' "$d/out"; echo $?)" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
