@@ -172,15 +172,24 @@ void act_kernel_oom(struct daemon *dm, struct domain *d, uint64_t n)
 
 /* ---- reporting (after the signal) ---- */
 
+/* The trigger is reported after the signal (so that words never delay a
+ * kill): its line and event say how long before they were written it
+ * fired, from 100 ms on in the line, always in the event
+ * (`detected_ms_ago`): a pre_kill_hook's 2 s made a trigger read as 5 ms
+ * before the kernel's kill it had come 2 s ahead of. */
 static void report_trigger(struct daemon *dm, const struct trigger_event *ev)
 {
-	char why[512];
+	char why[512], ago[64] = "";
 	trigger_why(dm, ev, why, sizeof(why));
 	metrics_trigger(dm, ev->d->path, ev->kind);
-	log_notice("%s: trigger %s: %s", ev->d->path, cgoom_trigger_name(ev->kind), why);
+	uint64_t now = cgfs_now_us(), ago_ms = now > ev->t0 ? (now - ev->t0) / 1000 : 0;
+	if (ago_ms >= 100)
+		snprintf(ago, sizeof(ago), " (fired %llu ms before this line)", (unsigned long long)ago_ms);
+	log_notice("%s: trigger %s: %s%s", ev->d->path, cgoom_trigger_name(ev->kind), why, ago);
 	struct cgoom_strbuf f = { 0 };
 	domain_field(&f, ev->d);
-	cgoom_strbuf_printf(&f, ", \"kind\": \"%s\", \"why\": ", cgoom_trigger_name(ev->kind));
+	cgoom_strbuf_printf(&f, ", \"kind\": \"%s\", \"detected_ms_ago\": %llu, \"why\": ",
+			    cgoom_trigger_name(ev->kind), (unsigned long long)ago_ms);
 	cgoom_strbuf_json_string(&f, why);
 	cgoom_strbuf_append(&f, ", ", 2);
 	trigger_fields(ev, &f);
@@ -458,8 +467,13 @@ void daemon_act(struct daemon *dm, const struct trigger_event *ev)
 	if (out == ACT_KILL) {
 		if (dm->cfg.pre_kill_hook) {
 			standby_explain(sb, true, &json);
+			uint64_t h0 = cgfs_now_us();
 			if (!json.failed)
 				hook_run(dm, json.buf ? json.buf : "{}", json.len);
+			uint64_t hook_ms = (cgfs_now_us() - h0) / 1000;
+			if (hook_ms >= 100)
+				log_notice("%s: pre_kill_hook: the kill waited %llu ms for it", d->path,
+					   (unsigned long long)hook_ms);
 		}
 		uint64_t level_before = storm_level_before(dm, ev);
 		int kr = act_kill_from_standby(dm, d, sig, ev->t0, &t1);
