@@ -89,6 +89,20 @@ int cmd_policy(const struct cli_opts *o)
 		       cgoom_policy_name(conf->policy), conf->policy_line);
 	if (cli_trusted_note())
 		printf("note: %s\n", cli_trusted_note());
+	/* what explain notes of this cgroup's oom_policy (an xattr with a
+	 * value it does not take, one not allowed here): checking a setfattr
+	 * with `cgoom policy`, the operator was told where the policy came
+	 * from and nothing of the xattr that was ignored */
+	size_t plen = strlen(cg->path);
+	char *const *lists[] = { c.snap.notes, c.settings.notes };
+	size_t counts[] = { c.snap.n_notes, c.settings.n_notes };
+	for (size_t l = 0; l < 2; l++)
+		for (size_t k = 0; k < counts[l]; k++) {
+			const char *n = lists[l][k];
+			if (strncmp(n, cg->path, plen) == 0 && strncmp(n + plen, ": ", 2) == 0 &&
+			    strstr(n + plen, "oom_policy"))
+				printf("note: %s\n", n);
+		}
 out:
 	cli_ctx_free(&c);
 	return rc;
