@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "cgfs.h"
@@ -138,6 +139,9 @@ int cmd_explain(const struct cli_opts *o)
 		return rc;
 	}
 	struct swap_seen prev = { 0 };
+	/* the screen is cleared only on a terminal: into a pipe or a file
+	 * each period follows the last (a log of them, not escape codes) */
+	const char *clear = isatty(STDOUT_FILENO) ? "\033[H\033[2J" : "\n";
 	/* --watch: a fresh snapshot each period, like watch(1); a usage or
 	 * config error stops it, a runtime hiccup does not */
 	for (;;) {
@@ -145,7 +149,7 @@ int cmd_explain(const struct cli_opts *o)
 		char ts[64];
 		strftime(ts, sizeof(ts), "%F %T", localtime(&now));
 		if (!o->json)
-			printf("\033[H\033[2J%s, every %.1fs (Ctrl-C to stop)\n", ts, o->watch_ms / 1000.0);
+			printf("%s%s, every %.1fs (Ctrl-C to stop)\n", clear, ts, o->watch_ms / 1000.0);
 		rc = explain_once(o, &prev);
 		if (cli_stdout_flush() < 0)
 			return EXIT_RUNTIME;

@@ -148,9 +148,26 @@ int main(int argc, char **argv)
 	return stdout_done(cli_main(argc, argv));
 }
 
+/* --log-format json before the rest is parsed, so that a mistake in the
+ * other options is told in JSON too (doc/logging.md: outside the
+ * journal every line is JSON); a bad value is told by the parse. */
+static void early_log_format(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *v = NULL;
+		if (strncmp(argv[i], "--log-format=", 13) == 0)
+			v = argv[i] + 13;
+		else if (strcmp(argv[i], "--log-format") == 0 && i + 1 < argc)
+			v = argv[i + 1];
+		if (v)
+			(void)cgoom_log_set_format_name(v);
+	}
+}
+
 static int cli_main(int argc, char **argv)
 {
 	cgoom_log_init("cgoom");
+	early_log_format(argc, argv);
 	struct cli_opts o = {
 		.cgroup_root = "/sys/fs/cgroup",
 		.proc_root = "/proc",

@@ -27,6 +27,10 @@ void cgoom_memory_facts_text(struct cgoom_strbuf *b, const struct cgoom_memory_f
 	else if (f->mem_ok)
 		cgoom_strbuf_printf(b, " memory.current %s of memory.max %s",
 				    size(f->mem_current, x, sizeof(x)), size(f->mem_total, y, sizeof(y)));
+	else
+		/* said, not dropped: a lone "memory:;" read as a typo (the
+		 * file's own note says what is wrong with it) */
+		cgoom_strbuf_printf(b, " %s unreadable", f->system ? "/proc/meminfo" : "memory.current or memory.max");
 	if (f->swap_ok && f->swap_total == 0)
 		cgoom_strbuf_printf(b, "; no swap");
 	else if (f->swap_ok) {

@@ -770,5 +770,13 @@ CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/
 check "a section with the mount point in front: the daemon says it matches nothing, and how to write it" \
 	"$(grep -q '\[cgroup "/sys/fs/cgroup/a"\] (line 1) matches no cgroup: .* write \[cgroup "/a"\]' "$d/out"; echo $?)" "$d/out"
 
+# explain --watch into a file (or a pipe): the periods one after another,
+# no screen-clearing escape codes (they went into pipes and files)
+d="$T/sys-low"
+timeout 1 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --config /dev/null \
+	explain --watch=0.2 > "$d/watch.out" 2>&1
+check "explain --watch into a file: periods one after another, no escape codes" \
+	"$([ "$(grep -c 'every 0.2s (Ctrl-C to stop)' "$d/watch.out")" -ge 2 ] && ! grep -q "$(printf '\033')" "$d/watch.out"; echo $?)" "$d/watch.out"
+
 echo "1..$N"
 [ $FAILED = 0 ]

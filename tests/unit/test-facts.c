@@ -45,6 +45,21 @@ static void test_text_system(void)
 	cgoom_strbuf_free(&b);
 }
 
+static void test_text_unreadable(void)
+{
+	/* a malformed memory.max: the first clause said, not dropped (it
+	 * read "memory:; swap ...") */
+	struct cgoom_memory_facts f = { .swap_ok = true, .swap_total = UINT64_MAX, .swap_used = 0 };
+	struct cgoom_strbuf b = { 0 };
+	cgoom_memory_facts_text(&b, &f);
+	CHECK_STREQ(b.buf, "memory: memory.current or memory.max unreadable; swap 0 B of max used\n");
+	cgoom_strbuf_free(&b);
+	f.system = true;
+	cgoom_memory_facts_text(&b, &f);
+	CHECK_STREQ(b.buf, "memory: /proc/meminfo unreadable; swap 0 B of max used\n");
+	cgoom_strbuf_free(&b);
+}
+
 static void test_text_cgroup_json(void)
 {
 	struct cgoom_memory_facts f = { .mem_ok = true, .mem_total = 500 * MiB, .mem_current = 495 * MiB,
@@ -148,6 +163,7 @@ int main(void)
 	return tap_run((struct tap_test[]){
 		TAP(test_text_system),
 		TAP(test_text_cgroup_json),
+		TAP(test_text_unreadable),
 		TAP(test_read_fixture),
 		{ 0 },
 	});
