@@ -400,10 +400,27 @@ static void on_timer(struct daemon *dm, uint64_t now)
  * "/sys/fs/cgroup/db"] for "/db") matches no cgroup: its settings, an
  * omit among them, apply to nothing. explain notes it; the daemon says
  * it at start and at each reload, where the operator looks. */
+static void warn_tiny_band(const struct daemon *dm, const char *where, uint64_t band)
+{
+	if (band == 0 || band >= 1024 * 1024)
+		return;
+	log_warning("%s: guard_band %llu%s is under 1 MiB: a unit left out? A bare number is bytes "
+		    "(%llu means %llu bytes, %lluM is %llu MiB), and the kernel keeps memory.high in whole "
+		    "pages, so the band written is at least a page",
+		    dm->config_path, (unsigned long long)band, where, (unsigned long long)band,
+		    (unsigned long long)band, (unsigned long long)band, (unsigned long long)band);
+}
+
 static void warn_mount_sections(struct daemon *dm)
 {
+	warn_tiny_band(dm, " ([daemon])", dm->cfg.guard_band);
 	for (size_t j = 0; j < dm->cfg.n_cgroups; j++) {
 		const struct cgoom_cgroup_conf *g = &dm->cfg.cgroups[j];
+		if (g->has_guard_band) {
+			char w[64];
+			snprintf(w, sizeof(w), " ([cgroup] line %d)", g->line);
+			warn_tiny_band(dm, w, g->guard_band);
+		}
 		const char *rest = cgoom_config_past_mount(g->path, dm->roots.cgroup_path);
 		if (!rest)
 			rest = cgoom_config_past_mount(g->path, "/sys/fs/cgroup");

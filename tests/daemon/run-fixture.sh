@@ -778,5 +778,16 @@ timeout 1 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" --confi
 check "explain --watch into a file: periods one after another, no escape codes" \
 	"$([ "$(grep -c 'every 0.2s (Ctrl-C to stop)' "$d/watch.out")" -ge 2 ] && ! grep -q "$(printf '\033')" "$d/watch.out"; echo $?)" "$d/watch.out"
 
+# guard_band = 32 (a unit left out: 32 bytes, a one-page band) is said
+# at start; margin = 5 is refused, a bare guard_band was taken silently
+d="$T/tiny-band"
+mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
+printf '[daemon]\nguard_band = 32\n[cgroup "/a"]\nguard_band = 64K\n' > "$d/tree/cgoom.conf"
+CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
+	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+check "guard_band under 1 MiB ([daemon] and a section): a unit left out? said" \
+	"$(grep -q 'guard_band 32 (\[daemon\]) is under 1 MiB: a unit left out' "$d/out" &&
+	   grep -q 'guard_band 65536 (\[cgroup\] line 3) is under 1 MiB' "$d/out"; echo $?)" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]
