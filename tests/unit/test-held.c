@@ -69,6 +69,27 @@ static const struct cgoom_candidate *cand(const struct cgoom_snapshot *s,
 	return NULL;
 }
 
+/* The decision for /h under CFG_H (sb_done, then sb_select); freed with
+ * the snapshot by undecide */
+struct decided {
+	struct cgoom_config c;
+	struct cgoom_decision d;
+};
+
+static void decide(struct cgoom_snapshot *s, struct decided *r)
+{
+	r->c = cfg_of(CFG_H);
+	sb_done(s, &r->c);
+	r->d = sb_select(s, "/h");
+}
+
+static void undecide(struct cgoom_snapshot *s, struct decided *r)
+{
+	cgoom_decision_free(&r->d);
+	cgoom_config_free(&r->c);
+	cgoom_snapshot_free(s);
+}
+
 /* The wrong kill: 902 died for 901's file; now /h/holder leads */
 static void test_holder_credited(void)
 {
@@ -76,27 +97,24 @@ static void test_holder_credited(void)
 	guest(&s, 0, 0);
 	hold(&s, 901, "/h/holder", 7, 250);
 	hold(&s, 901, "/h/holder", 7, 250); /* a second descriptor: once */
-	struct cgoom_config c = cfg_of(CFG_H);
-	sb_done(&s, &c);
+	struct decided r;
+	decide(&s, &r);
 	CHECK_EQ_INT(s.n_held, 1);
-	struct cgoom_decision d = sb_select(&s, "/h");
-	CHECK_EQ_INT(d.victim_pid, 901);
-	const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
+	CHECK_EQ_INT(r.d.victim_pid, 901);
+	const struct cgoom_candidate *e = cand(&s, &r.d, "/h/holder");
 	CHECK(e && e->held_shmem == 250 * MiB && e->unmapped == 250 * MiB);
 	CHECK(e && e->footprint == 252 * MiB && !e->held_unread);
 	struct cgoom_strbuf b = { 0 };
-	cgoom_explain_json(&b, &s, &sb_set, &d);
+	cgoom_explain_json(&b, &s, &sb_set, &r.d);
 	CHECK(strstr(b.buf, "\"held_shmem\": 262144000") != NULL);
 	cgoom_strbuf_free(&b);
-	cgoom_explain_text(&b, &s, &sb_set, &d);
+	cgoom_explain_text(&b, &s, &sb_set, &r.d);
 	CHECK(strstr(b.buf, "(250.0 MiB of deleted tmpfs files and memfds it holds open)") != NULL);
 	CHECK(strstr(b.buf, "it counts 250.0 MiB of deleted tmpfs files and memfds it holds open") !=
 	      NULL);
 	CHECK(strstr(b.buf, "of unmapped shmem left out") == NULL);
 	cgoom_strbuf_free(&b);
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
+	undecide(&s, &r);
 }
 
 /* Held by a process of another entity too: no one death frees it. A
@@ -112,16 +130,13 @@ static void test_two_entities_nobody(void)
 			sb_proc(&s, 950, "/", 1, 0); /* outside the domain */
 		hold(&s, 901, "/h/holder", 7, 250);
 		hold(&s, i ? 950 : 902, other[i], 7, 250);
-		struct cgoom_config c = cfg_of(CFG_H);
-		sb_done(&s, &c);
-		struct cgoom_decision d = sb_select(&s, "/h");
-		CHECK_EQ_INT(d.victim_pid, i ? 901 : 902);
-		const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
+		struct decided r;
+		decide(&s, &r);
+		CHECK_EQ_INT(r.d.victim_pid, i ? 901 : 902);
+		const struct cgoom_candidate *e = cand(&s, &r.d, "/h/holder");
 		CHECK(e && e->held_shmem == (i ? 250 * MiB : 0));
 		CHECK(e && e->footprint == (i ? 252 : 2) * MiB);
-		cgoom_decision_free(&d);
-		cgoom_config_free(&c);
-		cgoom_snapshot_free(&s);
+		undecide(&s, &r);
 	}
 }
 
@@ -133,14 +148,11 @@ static void test_protected_holder(void)
 	sb_proc(&s, 903, "/h/holder", 1, -1000);
 	hold(&s, 901, "/h/holder", 7, 250);
 	hold(&s, 903, "/h/holder", 7, 250);
-	struct cgoom_config c = cfg_of(CFG_H);
-	sb_done(&s, &c);
-	struct cgoom_decision d = sb_select(&s, "/h");
-	CHECK_EQ_INT(d.victim_pid, 902);
-	CHECK(cand(&s, &d, "/h/holder")->held_shmem == 0);
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
+	struct decided r;
+	decide(&s, &r);
+	CHECK_EQ_INT(r.d.victim_pid, 902);
+	CHECK(cand(&s, &r.d, "/h/holder")->held_shmem == 0);
+	undecide(&s, &r);
 }
 
 /* Also mapped: 250 MiB held and mapped (file_mapped, RssShmem) beside
@@ -155,15 +167,12 @@ static void test_mapped_not_twice(void)
 			for (size_t k = 0; k < s.n_procs; k++)
 				s.procs[k].rss_shmem_known = false;
 		hold(&s, 901, "/h/holder", 7, 250);
-		struct cgoom_config c = cfg_of(CFG_H);
-		sb_done(&s, &c);
-		struct cgoom_decision d = sb_select(&s, "/h");
-		const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
+		struct decided r;
+		decide(&s, &r);
+		const struct cgoom_candidate *e = cand(&s, &r.d, "/h/holder");
 		CHECK(e && e->unmapped == 100 * MiB && e->held_shmem == 0);
 		CHECK(e && e->footprint == 252 * MiB);
-		cgoom_decision_free(&d);
-		cgoom_config_free(&c);
-		cgoom_snapshot_free(&s);
+		undecide(&s, &r);
 	}
 }
 
@@ -176,30 +185,27 @@ static void test_capped_at_unmapped(void)
 	for (int i = 1; i < 3; i++)
 		s.cgroups[i].stat.file_mapped = 170 * MiB;
 	hold(&s, 901, "/h/holder", 7, 250);
-	struct cgoom_config c = cfg_of(CFG_H);
-	sb_done(&s, &c);
-	struct cgoom_decision d = sb_select(&s, "/h");
-	const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
+	struct decided r;
+	decide(&s, &r);
+	const struct cgoom_candidate *e = cand(&s, &r.d, "/h/holder");
 	CHECK(e && e->unmapped == 80 * MiB && e->held_shmem == 80 * MiB);
 	/* (the 170 MiB file_mapped says is mapped, none of its processes
 	 * map: mapped_elsewhere, left out too) */
 	CHECK(e && e->mapped_elsewhere == 170 * MiB && e->footprint == 82 * MiB);
-	cgoom_decision_free(&d);
+	cgoom_decision_free(&r.d);
 	/* and no more than the domain left out (its memory.stat says 30) */
 	s.cgroups[sb_idx(&s, "/h")].stat.file_mapped = 220 * MiB;
-	d = sb_select(&s, "/h");
-	e = cand(&s, &d, "/h/holder");
+	r.d = sb_select(&s, "/h");
+	e = cand(&s, &r.d, "/h/holder");
 	CHECK(e && e->held_shmem == 30 * MiB);
-	cgoom_decision_free(&d);
+	cgoom_decision_free(&r.d);
 	/* under 1 MiB left out: nothing (its fds were not worth a read) */
 	for (int i = 1; i < 3; i++)
 		s.cgroups[i].stat.file_mapped = 250 * MiB - 4096;
-	d = sb_select(&s, "/h");
-	e = cand(&s, &d, "/h/holder");
+	r.d = sb_select(&s, "/h");
+	e = cand(&s, &r.d, "/h/holder");
 	CHECK(e && e->held_shmem == 0 && !e->held_unread);
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
+	undecide(&s, &r);
 }
 
 /* A tree entity holds what its leaves' processes hold */
@@ -231,14 +237,11 @@ static void test_stale_records(void)
 	bad.pid = 5;
 	bad.cgroup = 99;
 	CHECK_EQ_INT(cgoom_snapshot_add_held(&s, &bad), -EINVAL);
-	struct cgoom_config c = cfg_of(CFG_H);
-	sb_done(&s, &c);
+	struct decided r;
+	decide(&s, &r);
 	CHECK_EQ_INT(s.n_held, 0);
-	struct cgoom_decision d = sb_select(&s, "/h");
-	CHECK_EQ_INT(d.victim_pid, 902);
-	cgoom_decision_free(&d);
-	cgoom_config_free(&c);
-	cgoom_snapshot_free(&s);
+	CHECK_EQ_INT(r.d.victim_pid, 902);
+	undecide(&s, &r);
 }
 
 /* Branch and bound: the holder's body unread, its footprint keeps all
