@@ -728,18 +728,20 @@ check "a reload moving metrics_file removes the old file; dropping it too; the n
 # the system domain blind: said, once, and its return (it was silent:
 # "watching 1 domain" and never a trigger); without MemAvailable the
 # MemFree fallback is said
-for v in garbage total0 nomemavail; do
-	d="$T/meminfo-$v"
+# once_on NAME CONF [EDIT]: sys-low's tree copied to $T/NAME with CONF
+# (printf %b) as its config, EDIT run in the copy, then cgoom run
+# --dry-run once; its output in $T/NAME/out
+once_on() {
+	d="$T/$1"
 	mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
-	: > "$d/tree/cgoom.conf"
-	case $v in
-	garbage) { echo garbage; cat "$T/sys-low/tree/proc/meminfo"; } > "$d/tree/proc/meminfo" ;;
-	total0) sed -i 's/^MemTotal:.*/MemTotal: 0 kB/' "$d/tree/proc/meminfo" ;;
-	nomemavail) sed -i '/^MemAvailable/d' "$d/tree/proc/meminfo" ;;
-	esac
+	printf '%b' "$2" > "$d/tree/cgoom.conf"
+	[ -z "${3:-}" ] || (cd "$d/tree" && eval "$3")
 	CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
 		--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
-done
+}
+once_on meminfo-garbage '' '{ echo garbage; cat "$T/sys-low/tree/proc/meminfo"; } > proc/meminfo'
+once_on meminfo-total0 '' "sed -i 's/^MemTotal:.*/MemTotal: 0 kB/' proc/meminfo"
+once_on meminfo-nomemavail '' "sed -i '/^MemAvailable/d' proc/meminfo"
 check "meminfo with a line without ':', or MemTotal 0: the blind system domain said, no trigger" \
 	"$(for v in garbage total0; do grep -q 'meminfo is unreadable or malformed .*cgoom does not act on it' "$T/meminfo-$v/out" &&
 	   ! grep -q 'trigger memory' "$T/meminfo-$v/out" || exit 1; done; echo 0)" "$T/meminfo-garbage/out"
@@ -762,11 +764,7 @@ check "meminfo mended while running: its return said once, then the trigger" \
 # a section written with the mount point in front matches nothing: the
 # daemon says so at start (explain noted it; the daemon was silent and
 # would kill the process the section meant to omit)
-d="$T/mount-section"
-mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
-printf '[cgroup "/sys/fs/cgroup/a"]\npreference = omit\n' > "$d/tree/cgoom.conf"
-CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
-	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+once_on mount-section '[cgroup "/sys/fs/cgroup/a"]\npreference = omit\n'
 check "a section with the mount point in front: the daemon says it matches nothing, and how to write it" \
 	"$(grep -q '\[cgroup "/sys/fs/cgroup/a"\] (line 1) matches no cgroup: .* write \[cgroup "/a"\]' "$d/out"; echo $?)" "$d/out"
 
@@ -780,11 +778,7 @@ check "explain --watch into a file: periods one after another, no escape codes" 
 
 # guard_band = 32 (a unit left out: 32 bytes, a one-page band) is said
 # at start; margin = 5 is refused, a bare guard_band was taken silently
-d="$T/tiny-band"
-mkdir -p "$d" && cp -r "$T/sys-low/tree" "$d/tree"
-printf '[daemon]\nguard_band = 32\n[cgroup "/a"]\nguard_band = 64K\n' > "$d/tree/cgoom.conf"
-CGOOM_RUN_ONCE=1 timeout 20 "$CGOOM" --cgroup-root "$d/tree/cg" --proc-root "$d/tree/proc" \
-	--config "$d/tree/cgoom.conf" run --dry-run > "$d/out" 2>&1
+once_on tiny-band '[daemon]\nguard_band = 32\n[cgroup "/a"]\nguard_band = 64K\n'
 check "guard_band under 1 MiB ([daemon] and a section): a unit left out? said" \
 	"$(grep -q 'guard_band 32 (\[daemon\]) is under 1 MiB: a unit left out' "$d/out" &&
 	   grep -q 'guard_band 65536 (\[cgroup\] line 3) is under 1 MiB' "$d/out"; echo $?)" "$d/out"
