@@ -244,6 +244,19 @@ static void test_stale_records(void)
 	undecide(&s, &r);
 }
 
+/* Branch and bound's first round on /h with cgroup `unread` left
+ * unread (deferred): ranked, into d, with plan ready for cgoom_plan */
+static void rank_deferred(struct cgoom_snapshot *s, struct cgoom_config *c, int unread,
+			  struct cgoom_decision *d, struct cgoom_plan *plan)
+{
+	*c = cfg_of(CFG_H);
+	sb_done(s, c);
+	s->cgroups[unread].deferred = true;
+	cgoom_decision_init(d);
+	cgoom_plan_init(plan);
+	CHECK_EQ_INT(cgoom_rank(s, &sb_set, sb_idx(s, "/h"), d), 0);
+}
+
 /* Branch and bound: the holder's body unread, its footprint keeps all
  * it left out (an upper bound), so the plan reads it; the answer is the
  * full read's, and an entity that cannot lead is not read */
@@ -258,15 +271,11 @@ static void test_bnb(void)
 			sb_proc(&s, 904, "/h/zbig", 280, 0);
 		}
 		hold(&s, 901, "/h/holder", 7, 250);
-		struct cgoom_config c = cfg_of(CFG_H);
-		sb_done(&s, &c);
 		int holder = sb_idx(&s, "/h/holder");
-		s.cgroups[holder].deferred = true;
+		struct cgoom_config c;
 		struct cgoom_decision d;
-		cgoom_decision_init(&d);
 		struct cgoom_plan plan;
-		cgoom_plan_init(&plan);
-		CHECK_EQ_INT(cgoom_rank(&s, &sb_set, sb_idx(&s, "/h"), &d), 0);
+		rank_deferred(&s, &c, holder, &d, &plan);
 		const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
 		CHECK(e && e->held_unread && e->unchecked && e->footprint == 252 * MiB);
 		CHECK_EQ_INT(cgoom_plan(&s, &sb_set, &d, &plan), 0);
@@ -300,15 +309,11 @@ static void test_bnb_sharer_unread(void)
 		struct cgoom_snapshot s;
 		guest(&s, 0, 0);
 		hold(&s, 901, "/h/holder", 7, 250);
-		struct cgoom_config c = cfg_of(CFG_H);
-		sb_done(&s, &c);
 		int other = sb_idx(&s, "/h/other");
-		s.cgroups[other].deferred = true;
+		struct cgoom_config c;
 		struct cgoom_decision d;
-		cgoom_decision_init(&d);
 		struct cgoom_plan plan;
-		cgoom_plan_init(&plan);
-		CHECK_EQ_INT(cgoom_rank(&s, &sb_set, sb_idx(&s, "/h"), &d), 0);
+		rank_deferred(&s, &c, other, &d, &plan);
 		const struct cgoom_candidate *e = cand(&s, &d, "/h/holder");
 		CHECK(e && e->held_unread && e->unchecked && e->held_shmem == 0);
 		CHECK_EQ_INT(cgoom_plan(&s, &sb_set, &d, &plan), 0);
