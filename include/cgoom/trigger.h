@@ -209,6 +209,9 @@ bool cgoom_kernel_oom_rose(const struct cgoom_memevents *prev, const struct cgoo
 
 #define CGOOM_POLL_MIN_US 100000ULL  /* 100 ms: at or near a threshold */
 #define CGOOM_POLL_MAX_US 1000000ULL /* 1 s: idle */
+/* 10 s: idle with swap room that takes that long to fill, where a
+ * reclaim stall wakes the daemon (cgoom_system_interval_us) */
+#define CGOOM_POLL_SWAP_MAX_US 10000000ULL
 /* Fastest plausible fill rates, as earlyoom measured them: RAM 6000
  * MiB/s, swap 800 MiB/s. */
 #define CGOOM_FILL_RATE_RAM (6000ULL << 20)
@@ -227,8 +230,15 @@ uint64_t cgoom_poll_interval_us(uint64_t headroom, uint64_t rate);
  * both minimums crossed, and neither headroom goes faster than its own
  * rate. (earlyoom sleeps for the sum of the two; the longer of them
  * assumes the worst, both filling at once.) So with swap, MemAvailable
- * under its minimum and 300 MiB of swap left, 375 ms. */
-uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv);
+ * under its minimum and 300 MiB of swap left, 375 ms. Each is clamped
+ * to [CGOOM_POLL_MIN_US, CGOOM_POLL_MAX_US], earlyoom's 100 ms .. 1 s,
+ * except the swap's when stall_wakes (a PSI "some" trigger wakes the
+ * daemon on the first reclaim stall): then up to CGOOM_POLL_SWAP_MAX_US.
+ * Swap fills only by reclaim, and reclaim stalls (kswapd's and direct
+ * reclaim count in memory PSI), so a fill faster than the 800 MiB/s
+ * assumed wakes the daemon anyway; RAM fills without a stall, so its
+ * part keeps earlyoom's second. */
+uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv, bool stall_wakes);
 
 /* A cgroup domain's interval: headroom to the nearest threshold it fires
  * at (memory.high - margin when guarded, else memory.max - margin) at

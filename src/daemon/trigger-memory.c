@@ -99,8 +99,12 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	/* the worst case is each line's room at its own fill rate (earlyoom's
 	 * rates): while swap fills, its room at 800 MiB/s, not the whole distance at RAM's
 	 * 6000 MiB/s, which kept the system at the 100 ms floor for all of
-	 * a leak's swap phase (issue 19: cgoom's own CPU under pressure) */
-	uint64_t next = cgoom_sample_after_us(cgoom_system_interval_us(lv), headroom, rate);
+	 * a leak's swap phase (issue 19: cgoom's own CPU under pressure).
+	 * Swap's room may ask for up to 10 s where the PSI "some" trigger
+	 * wakes the loop at the first reclaim stall: an idle machine with
+	 * GiBs of swap is looked at every few seconds, not every second */
+	bool stall_wakes = d->psi_some_fd >= 0;
+	uint64_t next = cgoom_sample_after_us(cgoom_system_interval_us(lv, stall_wakes), headroom, rate);
 	if (next < acc->next_us)
 		acc->next_us = next;
 	acc->level = above(s->mem_total, lv->mem_available);

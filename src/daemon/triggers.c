@@ -59,7 +59,9 @@ enum cgoom_trigger trigger_check_all(struct domain *d, const struct trigger_samp
 void trigger_pace_all(const struct domain *d, const struct trigger_sample *s,
 		      const struct cgoom_config *cfg, struct trigger_pace *ret)
 {
-	*ret = (struct trigger_pace){ .next_us = CGOOM_POLL_MAX_US };
+	/* the system's memory kind may ask for more than a second (swap
+	 * room, a stall wakes the loop: cgoom_system_interval_us) */
+	*ret = (struct trigger_pace){ .next_us = d->system ? CGOOM_POLL_SWAP_MAX_US : CGOOM_POLL_MAX_US };
 	for (int k = CGOOM_TRIGGER_NONE + 1; k < CGOOM_TRIGGER_N_; k++) {
 		const struct trigger_ops *o = trigger_table[k];
 		if (o->classes & class_of(d))

@@ -135,7 +135,8 @@ enum cgoom_trigger trigger_check_all(struct domain *d, const struct trigger_samp
 				     const struct cgoom_config *cfg);
 
 /* The pace of d after s: every kind of its class has its say, from
- * next_us = CGOOM_POLL_MAX_US and no approach. */
+ * next_us = CGOOM_POLL_MAX_US (the system: CGOOM_POLL_SWAP_MAX_US, its
+ * memory kind always asks) and no approach. */
 void trigger_pace_all(const struct domain *d, const struct trigger_sample *s,
 		      const struct cgoom_config *cfg, struct trigger_pace *ret);
 

@@ -282,15 +282,22 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
-uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv)
+uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv, bool stall_wakes)
 {
 	uint64_t t = cgoom_poll_interval_us(above(lv->mem_available, lv->mem_min), CGOOM_FILL_RATE_RAM);
 	if (lv->swap_total > 0) {
 		/* the line is both minimums crossed: neither headroom can be
 		 * gone sooner than its own fill rate allows, so the later of
 		 * the two is the soonest the line can come */
-		uint64_t s = cgoom_poll_interval_us(above(lv->swap_free, lv->swap_min),
-						    CGOOM_FILL_RATE_SWAP);
+		uint64_t room = above(lv->swap_free, lv->swap_min);
+		uint64_t s = cgoom_poll_interval_us(room, CGOOM_FILL_RATE_SWAP);
+		if (stall_wakes && s == CGOOM_POLL_MAX_US) {
+			s = cgoom_poll_interval_raw_us(room, CGOOM_FILL_RATE_SWAP);
+			if (s > CGOOM_POLL_SWAP_MAX_US)
+				s = CGOOM_POLL_SWAP_MAX_US;
+			if (s < CGOOM_POLL_MAX_US)
+				s = CGOOM_POLL_MAX_US;
+		}
 		if (s > t)
 			t = s;
 	}

@@ -208,28 +208,63 @@ static void test_system_interval(void)
 	struct cgoom_meminfo mi = meminfo(16 * GiB, 8 * GiB, 0, 0);
 	struct cgoom_system_levels lv;
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MAX_US);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), CGOOM_POLL_MAX_US);
 	/* little swap headroom, but half the RAM available: the line is
 	 * both minimums crossed, and 7.2 GiB of MemAvailable take over a
 	 * second at 6000 MiB/s, whatever the swap does (122 ms before:
 	 * the shorter of the two was taken) */
 	mi = meminfo(16 * GiB, 8 * GiB, 1 * GiB, 200 * MiB);
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MAX_US);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), CGOOM_POLL_MAX_US);
 	/* MemAvailable under its minimum: the swap's room decides,
 	 * (200 MiB - 102.4 MiB) at 800 MiB/s = 122 ms */
 	mi = meminfo(16 * GiB, 100 * MiB, 1 * GiB, 200 * MiB);
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	uint64_t t = cgoom_system_interval_us(&lv);
+	uint64_t t = cgoom_system_interval_us(&lv, false);
 	CHECK(t > CGOOM_POLL_MIN_US && t < 130000);
 	/* both near: the longer of the two (RAM 100 ms, swap 122 ms) */
 	mi = meminfo(16 * GiB, 819 * MiB + 300 * MiB, 1 * GiB, 200 * MiB);
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	CHECK_EQ_U64(cgoom_system_interval_us(&lv), t);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), t);
 	/* low already: minimum */
 	mi = meminfo(16 * GiB, 100 * MiB, 0, 0);
 	cgoom_system_low(&mi, &five, &ten, &lv);
-	CHECK_EQ_U64(cgoom_system_interval_us(&lv), CGOOM_POLL_MIN_US);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), CGOOM_POLL_MIN_US);
+}
+
+/* Where a reclaim stall wakes the daemon (the PSI "some" trigger armed),
+ * the swap's room at 800 MiB/s may ask for more than earlyoom's second,
+ * up to 10 s; RAM's never (it fills without a stall) */
+static void test_system_interval_stall_wakes(void)
+{
+	struct cgoom_system_levels lv;
+	/* 8 GiB of swap, 7.2 GiB of it room: 9.2 s at 800 MiB/s (1 s
+	 * without the wake-up, as before) */
+	struct cgoom_meminfo mi = meminfo(16 * GiB, 8 * GiB, 8 * GiB, 8 * GiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	uint64_t room = lv.swap_free - lv.swap_min;
+	uint64_t want = room * 1000000 / CGOOM_FILL_RATE_SWAP;
+	CHECK(want > 9000000 && want < 9300000);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, true), want);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), CGOOM_POLL_MAX_US);
+	/* 64 GiB of swap: the 10 s cap */
+	mi = meminfo(16 * GiB, 8 * GiB, 64 * GiB, 64 * GiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, true), CGOOM_POLL_SWAP_MAX_US);
+	/* swap room under a second's fill: exactly as without (300 MiB
+	 * left of 1 GiB, MemAvailable under its minimum: 375 ms) */
+	mi = meminfo(16 * GiB, 100 * MiB, 1 * GiB, 300 * MiB + 102 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, true), cgoom_system_interval_us(&lv, false));
+	CHECK(cgoom_system_interval_us(&lv, true) < CGOOM_POLL_MAX_US);
+	/* no swap: RAM's room alone, capped at a second whatever wakes */
+	mi = meminfo(64 * GiB, 60 * GiB, 0, 0);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, true), CGOOM_POLL_MAX_US);
+	/* swap gone (SwapFree at its minimum), RAM far: RAM's second */
+	mi = meminfo(16 * GiB, 8 * GiB, 8 * GiB, 100 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	CHECK_EQ_U64(cgoom_system_interval_us(&lv, true), CGOOM_POLL_MAX_US);
 }
 
 static void test_cgroup_interval(void)
@@ -574,6 +609,7 @@ int main(void)
 		TAP(test_kernel_oom_rose),
 		TAP(test_poll_interval),
 		TAP(test_system_interval),
+		TAP(test_system_interval_stall_wakes),
 		TAP(test_cgroup_interval),
 		TAP(test_vmstat), TAP(test_vmstat_oom_kill_head),
 		TAP(test_unreclaim_parse_lru),
