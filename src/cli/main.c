@@ -87,8 +87,14 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 				double secs = 2.0;
 				char *end = NULL;
 				if (a[7] == '=') {
-					secs = strtod(a + 8, &end);
-					if (end == a + 8 || *end || !(secs >= 0.1 && secs <= 3600)) {
+					/* decimal only: strtod also takes 0x10, 1e1, " 5" */
+					const char *v = a + 8;
+					size_t n = strspn(v, "0123456789"), frac = 0;
+					if (v[n] == '.')
+						frac = strspn(v + n + 1, "0123456789");
+					size_t len = n + (v[n] == '.' ? 1 + frac : 0);
+					secs = n + frac == 0 || v[len] ? -1 : strtod(v, &end);
+					if (secs < 0 || end == v || *end || !(secs >= 0.1 && secs <= 3600)) {
 						log_error("--watch=SECONDS takes 0.1 to 3600, not '%s'", a + 8);
 						return -1;
 					}
