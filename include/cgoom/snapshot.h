@@ -149,6 +149,12 @@ struct cgoom_snapshot {
 	 * "memory.stat of /a unreadable: ..." (owned). */
 	char **notes;
 	size_t n_notes;
+	/* Processes found gone between their cgroup's listing and their
+	 * read: the first CGOOM_GONE_NOTES are noted one by one, the rest
+	 * counted in one note, notes[gone_note] (a busy machine's churn
+	 * made one note a PID: 5001 lines for 5001 short-lived ones). */
+	size_t n_gone;
+	size_t gone_note;
 
 	/* internal: pre-order of cgroup indices and per-cgroup process lists,
 	 * built by cgoom_snapshot_finalize() */
@@ -157,6 +163,8 @@ struct cgoom_snapshot {
 	int *proc_index; /* procs sorted by (cgroup, pid) */
 	size_t *proc_start; /* n_cgroups + 1 offsets into proc_index */
 };
+
+#define CGOOM_GONE_NOTES 10
 
 /* Initializes an empty snapshot; the root cgroup "/" is added (index 0,
  * a memcg). page_size defaults to 4096. */

@@ -427,6 +427,35 @@ static int live_thread_of(struct reader *rd, int fd, int pid, struct cgoom_pid_s
 	return r > 0 ? r : 0;
 }
 
+/* "gone, process skipped", one note each for the first CGOOM_GONE_NOTES
+ * PIDs of a snapshot, then one note that counts the rest. */
+static void note_gone(struct reader *rd, const char *dir, const char *file)
+{
+	struct cgoom_snapshot *s = rd->s;
+	if (++s->n_gone <= CGOOM_GONE_NOTES) {
+		rd_note(rd, dir, file, "gone, process skipped");
+		return;
+	}
+	size_t more = s->n_gone - CGOOM_GONE_NOTES;
+	char *msg;
+	if (asprintf(&msg, "/proc: %zu more process%s gone between their cgroup's listing and "
+		     "their read, skipped", more, more == 1 ? "" : "es") < 0) {
+		rd_fail(rd, dir, file, ENOMEM);
+		return;
+	}
+	if (more > 1 && s->gone_note < s->n_notes) {
+		free(s->notes[s->gone_note]);
+		s->notes[s->gone_note] = msg;
+		return;
+	}
+	int r = cgoom_snapshot_note(s, "%s", msg);
+	free(msg);
+	if (r < 0)
+		rd_fail(rd, dir, file, -r);
+	else
+		s->gone_note = s->n_notes - 1;
+}
+
 /* Reads PID/{stat,status,oom_score_adj} into *ret, or notes why the
  * process is skipped and returns < 0. */
 static int read_process(struct reader *rd, int pid, int cgroup, struct cgoom_process *ret)
@@ -494,7 +523,7 @@ out_fail:
 	if (rd_fatal_errno(-r))
 		rd_fail(rd, dir, file, -r);
 	else if (r == -ENOENT || r == -ESRCH)
-		rd_note(rd, dir, file, "gone, process skipped");
+		note_gone(rd, dir, file);
 	else if (r == -EBADMSG)
 		rd_note(rd, dir, file, "malformed, process skipped");
 	else if (r == -EFBIG)
