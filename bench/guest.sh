@@ -546,7 +546,22 @@ idle_cost() {
 # wake-ups' cost unevenly (pinned to one CPU together, cgoom measured
 # 2.4x earlyoom's CPU; alone in turns, 1.2x). Alone, each pays for its
 # own wake-ups, as on a machine that runs one of them.
+# SIDE_SWAP_MB > 0 (bench/run --side-swap): a zram swap device of that
+# many MiB is turned on first (tests/vm/lib.sh zram_swap, packed as
+# /bench/vm-lib.sh with the modules; sourced in a subshell, so none of
+# its names reach this script), and a BENCH-INFO line says so; without
+# it there is no idling at all (BENCH-CANNOT).
 idle_side() {
+	if [ "${SIDE_SWAP_MB:-0}" -gt 0 ]; then
+		if ( . /bench/vm-lib.sh && zram_swap "${SIDE_SWAP_MB}M" ) > $T/zram.log 2>&1 &&
+			grep -q '^/dev/zram0[[:space:]]' /proc/swaps; then
+			out "BENCH-INFO tool=idle-side swap=zram swap_mib=$SIDE_SWAP_MB swaptotal_kb=$(mem_kb SwapTotal) swaps=$(awk 'NR > 1 { printf "%s%s:%s:%s", s, $1, $3, $5; s = "," }' /proc/swaps)"
+		else
+			why=$( (cat $T/zram.log; lsmod 2>&1 | head -n 5) | tr '\n' ' ' | cut -c1-300)
+			out "BENCH-CANNOT tool=idle-side scen=idle-side no zram swap of $SIDE_SWAP_MB MiB: ${why:-no output}"
+			return
+		fi
+	fi
 	started=
 	for t in $SIDE_TOOLS; do
 		TOOL=$t

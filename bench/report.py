@@ -33,8 +33,10 @@ def fmt(x):
     return "%.1f" % x
 
 
-def report_side(side):
-    """The idle-side boot: every daemon idle alone in its turn, the same rounds."""
+def report_side(side, info=()):
+    """The idle-side boot: every daemon idle alone in its turn, the same rounds;
+    the guest's swap where it had one (bench/run --side-swap: a BENCH-INFO
+    line with swap=zram)."""
     if not side:
         return
     print()
@@ -42,6 +44,11 @@ def report_side(side):
         print("idle in turns (one guest, each daemon alone in its turn of every round):")
     else:  # results from before 2026-12-06: every daemon idle at once
         print("idle side by side (one guest, every daemon at once, the same windows):")
+    for i in info:
+        d = kv("INFO " + i)
+        if d.get("tool") == "idle-side" and "swap" in d:
+            print("swap: %s %s MiB (SwapTotal %s KiB)"
+                  % (d["swap"], d.get("swap_mib", "?"), d.get("swaptotal_kb", "?")))
     print("CPU time per turn (ms), its sum, and RSS at the end")
     tools = [t for t in TOOLS if t in side] + sorted(t for t in side if t not in TOOLS)
     for t in tools:
@@ -108,7 +115,7 @@ def main(path):
                 or "memtotal_kb" in i or "suite=swap" in i):
             print("# " + i)
     if not reps:
-        report_side(side)
+        report_side(side, info)
         report_swap.report(swap, info)
         if cannot:
             print()
@@ -195,7 +202,7 @@ def main(path):
                 print("  %-9s %5.0f s idle: cpu %7.1f ms (%.2f%% of one CPU)%s, RSS %6s KiB"
                       % (t, secs, cpu, cpu / secs / 10.0,
                          " [ticks]" if d.get("cpu_from", "ticks") == "ticks" else "", d["rss_kb"]))
-    report_side(side)
+    report_side(side, info)
     if cannot:
         print()
         print("could not run:")
