@@ -17,9 +17,12 @@
 #include "cgoom/strbuf.h"
 #include "log.h"
 
-/* Longest message kept; longer ones are cut (on a byte, which the JSON
- * escaper copes with: a cut UTF-8 sequence becomes \u00XX escapes). */
+/* Longest message kept; longer ones lose their middle (on a byte, which
+ * the JSON escaper copes with: a cut UTF-8 sequence becomes \u00XX
+ * escapes), so both the head (whose line it is) and the tail (what
+ * happened: "sent SIGKILL ...") stay. Formatted in FMT_MAX first. */
 #define MSG_MAX 2048
+#define FMT_MAX (MSG_MAX * 8)
 /* JSON escaping grows a byte to at most 6 ("\u00XX"); the rest of the
  * object (ts, level, priority, keys) needs well under 128 bytes. */
 #define LINE_MAX_ (MSG_MAX * 6 + 128)
@@ -177,23 +180,54 @@ static void put_timestamp(struct line *l)
 	putf(l, "\"%s.%03ldZ\"", when, ts.tv_nsec / 1000000L);
 }
 
+void cgoom_log_elide(const char *s, size_t n, char *out, size_t cap)
+{
+	if (cap == 0)
+		return;
+	if (n < cap) {
+		memcpy(out, s, n);
+		out[n] = '\0';
+		return;
+	}
+	/* the mark says how many bytes it stands for: its own length and
+	 * that count settle in a round or two */
+	char mark[64];
+	size_t mk = 0, keep = cap - 1;
+	for (int round = 0; round < 3; round++) {
+		int m = snprintf(mark, sizeof(mark), " [... %zu bytes cut ...] ", n - keep);
+		mk = m > 0 && (size_t)m < cap / 2 ? (size_t)m : 0;
+		if (cap - 1 - mk == keep)
+			break;
+		keep = cap - 1 - mk;
+	}
+	size_t head = keep / 2, tail = keep - head;
+	memcpy(out, s, head);
+	memcpy(out + head, mark, mk);
+	memcpy(out + head + mk, s + n - tail, tail);
+	out[head + mk + tail] = '\0';
+}
+
 void cgoom_log(enum cgoom_log_level level, const char *fmt, ...)
 {
 	if (level > max_level)
 		return;
 	int saved = errno;
-	char msg[MSG_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
 	/* too big for a thread's stack to be polite: one line, shared by the
 	 * loop and the preparation threads, so one of them at a time (each
 	 * line whole on stderr, none garbled by another's) */
 	static struct line l;
+	static char whole[FMT_MAX], msg[MSG_MAX];
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_mutex_lock(&lock);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(whole, sizeof(whole), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	else if ((size_t)n >= sizeof(whole))
+		n = sizeof(whole) - 1;
+	cgoom_log_elide(whole, (size_t)n, msg, sizeof(msg));
 	l.len = 0;
 	/* journald strips "<N>" and records N as the priority; in JSON mode
 	 * the journal's MESSAGE is then exactly the JSON object */

@@ -33,6 +33,12 @@ int cgoom_log_set_format_name(const char *name);
 void cgoom_log_set_max_level(enum cgoom_log_level level);
 /* "err", "warning", "notice", "info", "debug"; NULL for anything else. */
 const char *cgoom_log_level_name(enum cgoom_log_level level);
+/* s (n bytes) into out (cap bytes, NUL-terminated): whole when it fits,
+ * else its head and tail around " [... N bytes cut ...] " (N: the bytes
+ * of s not shown). Messages longer than 2 KiB are logged so: a path of
+ * 4 KiB at the head of a line cost the line its verb. */
+#include <stddef.h>
+void cgoom_log_elide(const char *s, size_t n, char *out, size_t cap);
 void cgoom_log(enum cgoom_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) cgoom_log(CGOOM_LOG_ERR, __VA_ARGS__)

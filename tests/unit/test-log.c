@@ -233,8 +233,9 @@ static void test_json_journal(void)
 	plain_env();
 }
 
-/* A message longer than the buffer is cut, and the line is still one
- * complete JSON object, even when every byte needs a 6-byte escape. */
+/* A message longer than the buffer loses its middle, and the line is
+ * still one complete JSON object, even when every byte needs a 6-byte
+ * escape: whole \u0001 escapes on both sides of the mark. */
 static void test_json_long(void)
 {
 	static char big[10000];
@@ -253,13 +254,78 @@ static void test_json_long(void)
 	const char *msg = strstr(rest, "\"msg\": \"");
 	CHECK(msg != NULL);
 	msg += 8;
-	/* only whole \u0001 escapes between the quotes */
-	size_t body = (size_t)(s + n - 3 - msg);
-	CHECK(body % 6 == 0);
-	for (size_t i = 0; i < body; i += 6)
+	const char *mark = strstr(msg, " [... ");
+	CHECK(mark != NULL);
+	const char *after = mark ? strstr(mark, " bytes cut ...] ") : NULL;
+	CHECK(after != NULL);
+	if (!mark || !after)
+		return;
+	after += strlen(" bytes cut ...] ");
+	size_t head = (size_t)(mark - msg), tail = (size_t)(s + n - 3 - after);
+	CHECK(head % 6 == 0 && tail % 6 == 0);
+	for (size_t i = 0; i < head; i += 6)
 		CHECK(strncmp(msg + i, "\\u0001", 6) == 0);
-	CHECK(body / 6 >= 2000); /* a cut, not a loss */
+	for (size_t i = 0; i < tail; i += 6)
+		CHECK(strncmp(after + i, "\\u0001", 6) == 0);
+	/* the count is of the bytes not shown */
+	CHECK_EQ_U64(strtoull(mark + 6, NULL, 10), sizeof(big) - 1 - head / 6 - tail / 6);
+	CHECK(head / 6 + tail / 6 >= 2000); /* a cut, not a loss */
 	plain_env();
+}
+
+/* A line whose head is a path of 5000 bytes keeps its tail, the verb:
+ * it was cut at 2 KiB, inside the path ("daemon lines about it lose
+ * their verb"). */
+static void test_text_long_keeps_tail(void)
+{
+	static char path[5001];
+	plain_env();
+	memset(path, 'p', sizeof(path) - 1);
+	path[0] = '/';
+	CHECK(capture_reset() == 0);
+	log_notice("%s: sent SIGKILL to 1 process [42] via pidfd", path);
+	const char *s = captured();
+	size_t n = strlen(s);
+	CHECK(strncmp(s, "cgoom: /ppp", 11) == 0);
+	CHECK(n > 40 && strcmp(s + n - 40, ": sent SIGKILL to 1 process [42] via pidfd\n" + 3) == 0);
+	CHECK(strstr(s, " bytes cut ...] ") != NULL);
+	CHECK(n < 2100);
+	CHECK(strchr(s, '\n') == s + n - 1);
+}
+
+/* cgoom_log_elide: whole when it fits; else head, mark, tail in cap - 1
+ * bytes, the mark counting exactly the bytes left out. */
+static void test_elide(void)
+{
+	char res[64];
+	cgoom_log_elide("short", 5, res, sizeof(res));
+	CHECK_STREQ(res, "short");
+	char in[200];
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (char)('a' + i % 26);
+	cgoom_log_elide(in, 63, res, sizeof(res)); /* fits, just */
+	CHECK(strlen(res) == 63 && memcmp(res, in, 63) == 0);
+	cgoom_log_elide(in, 64, res, sizeof(res)); /* one byte more: a mark */
+	CHECK(strlen(res) == 63 && strstr(res, " bytes cut ...] ") != NULL);
+	cgoom_log_elide(in, sizeof(in), res, sizeof(res));
+	CHECK_EQ_U64(strlen(res), sizeof(res) - 1);
+	const char *mark = strstr(res, " [... ");
+	CHECK(mark != NULL);
+	const char *end = mark ? strstr(mark, " bytes cut ...] ") : NULL;
+	CHECK(end != NULL);
+	if (!mark || !end)
+		return;
+	size_t head = (size_t)(mark - res);
+	const char *tail = end + strlen(" bytes cut ...] ");
+	size_t ntail = strlen(tail);
+	CHECK(memcmp(res, in, head) == 0);
+	CHECK(memcmp(tail, in + sizeof(in) - ntail, ntail) == 0);
+	CHECK_EQ_U64(strtoull(mark + 6, NULL, 10), sizeof(in) - head - ntail);
+	/* a buffer too small for a mark: the head and tail alone */
+	char tiny[8];
+	cgoom_log_elide(in, sizeof(in), tiny, sizeof(tiny));
+	CHECK_EQ_U64(strlen(tiny), 7);
+	CHECK(memcmp(tiny, in, 3) == 0 && memcmp(tiny + 3, in + sizeof(in) - 4, 4) == 0);
 }
 
 /* Lines logged from several threads at once (the loop and the
@@ -338,6 +404,8 @@ int main(void)
 		TAP(test_json_escaping),
 		TAP(test_json_journal),
 		TAP(test_json_long),
+		TAP(test_text_long_keeps_tail),
+		TAP(test_elide),
 		TAP(test_threads_whole_lines),
 		{ 0 },
 	});
