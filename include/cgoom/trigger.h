@@ -46,7 +46,14 @@ struct cgoom_system_levels {
 	uint64_t mem_available, mem_min; /* bytes */
 	uint64_t swap_total, swap_free, swap_min;
 	bool mem_low;  /* mem_available < mem_min */
-	bool swap_low; /* no swap at all, or swap_free < swap_min */
+	bool swap_low; /* no swap at all, swap_free < swap_min, or swap_stuck */
+	/* Where asked (cgoom_system_swappable): the swap-backed memory in
+	 * RAM (anon and shmem) outside the cgroups that cannot swap, which
+	 * is all swap can still take, whatever SwapFree says; noswap the
+	 * part inside them. swap_stuck: that is under swap_min while
+	 * SwapFree is not. */
+	uint64_t swappable, noswap;
+	bool swappable_known, swap_stuck;
 };
 
 /* Whether the system is low on memory: MemAvailable < share(mem_min,
@@ -55,6 +62,19 @@ struct cgoom_system_levels {
  * stands in. *ret (may be NULL) gets the numbers either way. */
 bool cgoom_system_low(const struct cgoom_meminfo *mi, const struct cgoom_share *mem_min,
 		      const struct cgoom_share *swap_min, struct cgoom_system_levels *ret);
+
+/* With swap_backed (/proc/meminfo Active(anon) + Inactive(anon): anon and
+ * shmem in RAM) and noswap (the part in cgroups whose memory.swap.max is
+ * 0 or reached): sets swappable, noswap and swappable_known, and where
+ * swap has room (SwapFree at or over swap_min) but MemAvailable and what
+ * could go to swap together are under the larger of mem_min and
+ * swap_min, swap_stuck and swap_low. A leak that cannot swap fills RAM
+ * as on a machine without swap: the kernel OOM-kills with swap free. */
+void cgoom_system_swappable(struct cgoom_system_levels *lv, uint64_t swap_backed, uint64_t noswap);
+/* The room swap has before its line: SwapFree over swap_min, or, where
+ * known and less, MemAvailable and the swappable memory over the larger
+ * minimum (cgoom_system_swappable). */
+uint64_t cgoom_swap_room(const struct cgoom_system_levels *lv);
 
 /* ---- PSI, when the kernel cannot watch it for us ---- */
 

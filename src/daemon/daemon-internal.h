@@ -142,9 +142,22 @@ struct kill_state {
 
 
 /* The system domain's own files (domain 0 only). */
+/* The cgroups that cannot swap (noswap.c): paths from the cgroup root. */
+struct noswap {
+	char **paths;
+	size_t n;
+	uint64_t walked_us; /* 0: walk at the next ask */
+	bool capped_said;
+};
+/* The anon and shmem in RAM of the cgroups that cannot swap (memory.swap.max
+ * 0, or at it), their list remade every 5 s while asked for. 0 or -ENOMEM. */
+int noswap_bytes(struct daemon *dm, uint64_t now, uint64_t *ret);
+void noswap_free(struct noswap *ns);
+
 struct system_files {
 	int meminfo_fd, vmstat_fd;
 	struct cgoom_meminfo_layout meminfo_layout; /* where its lines were (system_meminfo) */
+	size_t meminfo_len; /* its last read's length, in dm->buf until the next read */
 	bool vmstat_ok;
 	uint64_t vmstat_oom_kill;
 	size_t vmstat_oom_ask; /* bytes of /proc/vmstat through oom_kill, and slack (0: all) */
@@ -311,6 +324,7 @@ struct daemon {
 	uint64_t guard_start;
 	bool guard_record_warned; /* a record could not be written: said once */
 	bool guard_version_warned; /* a record of another format version: said once */
+	struct noswap noswap; /* the cgroups that cannot swap (noswap.c) */
 
 	/* the loop (run.c) */
 	int epfd, sigfd, timerfd, deadlinefd;

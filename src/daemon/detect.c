@@ -167,6 +167,7 @@ int system_meminfo(struct daemon *dm, struct cgoom_meminfo *ret)
 	struct system_files *sys = &dm->domains[0]->sys;
 	size_t len;
 	int r = cgfs_reread(sys->meminfo_fd, dm->buf, sizeof(dm->buf), &len);
+	sys->meminfo_len = r < 0 ? 0 : len;
 	return r < 0 ? r : cgoom_parse_meminfo_again(dm->buf, len, &sys->meminfo_layout, CGOOM_MEMINFO_LEVELS, ret);
 }
 
@@ -272,6 +273,16 @@ static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
 	}
 	cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &s->lv);
 	s->mem_total = mi.mem_total;
+	/* RAM under its line, swap not: can swap take what RAM holds?
+	 * (noswap.c; the anon lines from the same read of the file) */
+	struct cgoom_meminfo ma;
+	uint64_t noswap;
+	if (s->lv.mem_low && s->lv.swap_total > 0 && !s->lv.swap_low && sys->meminfo_len &&
+	    cgoom_parse_meminfo_again(dm->buf, sys->meminfo_len, &sys->meminfo_layout,
+				      CGOOM_MEMINFO_ACTIVE_ANON | CGOOM_MEMINFO_INACTIVE_ANON, &ma) == 0 &&
+	    (ma.present & CGOOM_MEMINFO_ACTIVE_ANON) && (ma.present & CGOOM_MEMINFO_INACTIVE_ANON) &&
+	    noswap_bytes(dm, s->at_us, &noswap) == 0)
+		cgoom_system_swappable(&s->lv, ma.active_anon + ma.inactive_anon, noswap);
 	return 0;
 }
 /* The pace the table's kinds ask for after a sample, into the event. */

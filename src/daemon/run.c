@@ -636,6 +636,7 @@ static void daemon_free(struct daemon *dm)
 	for (size_t i = 0; i < dm->n_domains; i++)
 		teardown(dm, dm->domains[i]); /* restores memory.high */
 	guard_writers_abandon(dm);
+	noswap_free(&dm->noswap);
 	domains_free(dm);
 	discover_free(dm);
 	sched_free(dm);

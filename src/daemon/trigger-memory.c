@@ -72,6 +72,13 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			snprintf(buf + n, cap - (size_t)n, " (SwapFree %s, its minimum %s)",
 				 trigger_size(lv->swap_free, f, sizeof(f)), trigger_size(lv->swap_min, m, sizeof(m)));
 	}
+	else if (lv->swap_stuck)
+		snprintf(buf, cap, "MemAvailable %s < %s, and swap can take only %s more though %s of it "
+			 "is free: %s of the anon and shmem in RAM is in cgroups that cannot swap "
+			 "(memory.swap.max 0 or reached)",
+			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
+			 trigger_size(lv->swappable, c, sizeof(c)), trigger_size(lv->swap_free, f, sizeof(f)),
+			 trigger_size(lv->noswap, u, sizeof(u)));
 	else if (lv->swap_total)
 		snprintf(buf, cap, "MemAvailable %s < %s and SwapFree %s < %s",
 			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)),
@@ -93,8 +100,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	 * millisecond for the whole swap phase, the machine's CPU spent on
 	 * cgoom watching it thrash (issue 19) */
 	uint64_t mem_room = above(lv->mem_available, lv->mem_min), headroom = mem_room;
-	if (lv->swap_total > 0 && above(lv->swap_free, lv->swap_min) > headroom)
-		headroom = above(lv->swap_free, lv->swap_min);
+	if (lv->swap_total > 0 && cgoom_swap_room(lv) > headroom)
+		headroom = cgoom_swap_room(lv);
 	uint64_t rate = d->rate_level.bytes_per_s;
 	/* the worst case is each line's room at its own fill rate (earlyoom's
 	 * rates): while swap fills, its room at 800 MiB/s, not the whole distance at RAM's
@@ -118,6 +125,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	 * and a snapshot of every process taken again and again under that
 	 * pressure is work the machine cannot spare: issue 19) */
 	bool swap_near = lv->swap_total == 0 || above(lv->swap_free, lv->swap_min) <= lv->swap_min ||
+			 (lv->swappable_known && cgoom_swap_room(lv) <= lv->swap_min) ||
 			 (s->watched && cgoom_thrash_zram_full(&s->thrash, 2 * lv->swap_min));
 	acc->approach = acc->approach || (mem_room <= lv->mem_min && swap_near);
 }

@@ -37,6 +37,25 @@ bool cgoom_system_low(const struct cgoom_meminfo *mi, const struct cgoom_share *
 	return lv.mem_low && lv.swap_low;
 }
 
+static uint64_t swap_stuck_min(const struct cgoom_system_levels *lv)
+{
+	return lv->mem_min > lv->swap_min ? lv->mem_min : lv->swap_min;
+}
+
+void cgoom_system_swappable(struct cgoom_system_levels *lv, uint64_t swap_backed, uint64_t noswap)
+{
+	lv->noswap = noswap;
+	lv->swappable = swap_backed > noswap ? swap_backed - noswap : 0;
+	lv->swappable_known = true;
+	/* what could still be found, RAM available and what swap could
+	 * take, under the larger of the two minimums (on a machine without
+	 * swap the line is MemAvailable under mem_min) */
+	lv->swap_stuck = lv->swap_total > 0 && lv->swap_free >= lv->swap_min &&
+			 lv->mem_available + lv->swappable < swap_stuck_min(lv);
+	if (lv->swap_stuck)
+		lv->swap_low = true;
+}
+
 bool cgoom_psi_over(const struct cgoom_psi_sample *prev, const struct cgoom_psi_sample *cur,
 		    uint64_t stall_us, uint64_t window_us, uint64_t *ret_stall_us)
 {
@@ -282,6 +301,14 @@ static uint64_t above(uint64_t v, uint64_t floor)
 	return v > floor ? v - floor : 0;
 }
 
+uint64_t cgoom_swap_room(const struct cgoom_system_levels *lv)
+{
+	uint64_t room = above(lv->swap_free, lv->swap_min);
+	if (lv->swappable_known && above(lv->mem_available + lv->swappable, swap_stuck_min(lv)) < room)
+		room = above(lv->mem_available + lv->swappable, swap_stuck_min(lv));
+	return room;
+}
+
 uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv, bool stall_wakes)
 {
 	uint64_t t = cgoom_poll_interval_us(above(lv->mem_available, lv->mem_min), CGOOM_FILL_RATE_RAM);
@@ -289,7 +316,7 @@ uint64_t cgoom_system_interval_us(const struct cgoom_system_levels *lv, bool sta
 		/* the line is both minimums crossed: neither headroom can be
 		 * gone sooner than its own fill rate allows, so the later of
 		 * the two is the soonest the line can come */
-		uint64_t room = above(lv->swap_free, lv->swap_min);
+		uint64_t room = cgoom_swap_room(lv);
 		uint64_t s = cgoom_poll_interval_us(room, CGOOM_FILL_RATE_SWAP);
 		if (stall_wakes && s == CGOOM_POLL_MAX_US) {
 			s = cgoom_poll_interval_raw_us(room, CGOOM_FILL_RATE_SWAP);

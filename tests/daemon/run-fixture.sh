@@ -783,5 +783,22 @@ check "guard_band under 1 MiB ([daemon] and a section): a unit left out? said" \
 	"$(grep -q 'guard_band 32 (\[daemon\]) is under 1 MiB: a unit left out' "$d/out" &&
 	   grep -q 'guard_band 65536 (\[cgroup\] line 3) is under 1 MiB' "$d/out"; echo $?)" "$d/out"
 
+# RAM under its line and 1 GiB of swap free, but all but 10 MiB of the 3.07
+# GiB of anon in RAM is /a's, whose memory.swap.max is 0: swap can take
+# 10 MiB, with MemAvailable 98 MiB under the 205 MiB minimum of RAM: the
+# line, said as such (before, the
+# daemon waited for SwapFree while the kernel OOM-killed with swap free).
+# With /a allowed to swap, nothing fires.
+SWAPPED="sed -i -e 's/^SwapTotal:.*/SwapTotal: 1048576 kB/' -e 's/^SwapFree:.*/SwapFree: 1048576 kB/' \
+-e 's/^Active(anon):.*/Active(anon): 2097152 kB/' -e 's/^Inactive(anon):.*/Inactive(anon): 1126400 kB/' proc/meminfo &&
+sed -i -e 's/^anon .*/anon 3290431488/' -e 's/^shmem .*/shmem 0/' cg/a/memory.stat"
+once_on noswap-cgroup '' "$SWAPPED && echo 0 > cg/a/memory.swap.max"
+check "swap free but RAM's anon in a cgroup that cannot swap: the memory line, with why" \
+	"$(grep -q 'trigger memory: MemAvailable .* and swap can take only 10.0 MiB more though 1.0 GiB of it is free: 3.1 GiB of the anon and shmem in RAM is in cgroups that cannot swap' "$d/out" &&
+	   grep -q 'would kill \[4100001\]' "$d/out"; echo $?)" "$d/out"
+once_on noswap-none '' "$SWAPPED && echo max > cg/a/memory.swap.max"
+check "the same with the cgroup allowed to swap: no trigger (swap can take it)" \
+	"$(! grep -q 'trigger memory' "$d/out"; echo $?)" "$d/out"
+
 echo "1..$N"
 [ $FAILED = 0 ]

@@ -232,6 +232,62 @@ static void test_system_interval(void)
 	CHECK_EQ_U64(cgoom_system_interval_us(&lv, false), CGOOM_POLL_MIN_US);
 }
 
+/* Swap with room that nothing in RAM may use (the trial's numbers: 512
+ * MiB of zram, 313 MiB free, 1293 MiB of anon in RAM of which 1274 MiB
+ * in a cgroup with memory.swap.max 0: the kernel OOM-killed with swap
+ * free, 1.3 s later) is swap that cannot take the growth: the line. */
+static void test_system_swappable(void)
+{
+	struct cgoom_system_levels lv;
+	struct cgoom_meminfo mi = meminfo(1461 * MiB, 0, 512 * MiB, 313 * MiB);
+	CHECK(!cgoom_system_low(&mi, &five, &ten, &lv)); /* SwapFree alone: not low */
+	CHECK(!lv.swappable_known && !lv.swap_stuck);
+	cgoom_system_swappable(&lv, 1293 * MiB, 1274 * MiB);
+	CHECK(lv.swappable_known && lv.swap_stuck && lv.swap_low);
+	CHECK_EQ_U64(lv.swappable, 19 * MiB);
+	CHECK_EQ_U64(lv.noswap, 1274 * MiB);
+	CHECK_EQ_U64(cgoom_swap_room(&lv), 0);
+	/* 70 MiB could go to swap: under RAM's 73 MiB minimum, the larger */
+	cgoom_system_swappable(&lv, 1344 * MiB, 1274 * MiB);
+	CHECK(lv.swap_stuck);
+	/* and with 10 MiB of RAM still available, 80 MiB in all: not */
+	lv.mem_available = 10 * MiB;
+	cgoom_system_swappable(&lv, 1344 * MiB, 1274 * MiB);
+	CHECK(!lv.swap_stuck);
+	/* 1.8 s earlier: 125 MiB could still go to swap, over its 51.2 MiB */
+	mi = meminfo(1461 * MiB, 0, 512 * MiB, 413 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	cgoom_system_swappable(&lv, 1330 * MiB, 1205 * MiB);
+	CHECK(lv.swappable_known && !lv.swap_stuck && !lv.swap_low);
+	/* room: MemAvailable 0 and 125 MiB over the larger minimum, RAM's
+	 * 73 MiB (5% of 1461 MiB; swap's is 51.2 MiB) */
+	CHECK(lv.mem_min > lv.swap_min);
+	CHECK_EQ_U64(cgoom_swap_room(&lv), 125 * MiB - lv.mem_min);
+	/* the room the pace sees is the lesser: 125 MiB less the minimum,
+	 * not the 413 MiB free */
+	CHECK(cgoom_system_interval_us(&lv, false) < cgoom_poll_interval_us(413 * MiB - lv.swap_min,
+									    CGOOM_FILL_RATE_SWAP));
+	/* nothing that cannot swap: swappable is what RAM holds */
+	cgoom_system_swappable(&lv, 1330 * MiB, 0);
+	CHECK(!lv.swap_stuck);
+	CHECK_EQ_U64(cgoom_swap_room(&lv), 413 * MiB - lv.swap_min);
+	/* more cannot swap than meminfo's anon (counted at other moments):
+	 * nothing swappable, no underflow */
+	cgoom_system_swappable(&lv, 100 * MiB, 200 * MiB);
+	CHECK_EQ_U64(lv.swappable, 0);
+	CHECK(lv.swap_stuck);
+	/* SwapFree under its minimum already: low as before, not "stuck" */
+	mi = meminfo(1461 * MiB, 0, 512 * MiB, 20 * MiB);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	cgoom_system_swappable(&lv, 1293 * MiB, 1274 * MiB);
+	CHECK(lv.swap_low && !lv.swap_stuck);
+	/* no swap at all: nothing to be stuck on */
+	mi = meminfo(1461 * MiB, 0, 0, 0);
+	cgoom_system_low(&mi, &five, &ten, &lv);
+	cgoom_system_swappable(&lv, 1293 * MiB, 1274 * MiB);
+	CHECK(lv.swap_low && !lv.swap_stuck);
+}
+
 /* Where a reclaim stall wakes the daemon (the PSI "some" trigger armed),
  * the swap's room at 800 MiB/s may ask for more than earlyoom's second,
  * up to 10 s; RAM's never (it fills without a stall) */
@@ -610,6 +666,7 @@ int main(void)
 		TAP(test_poll_interval),
 		TAP(test_system_interval),
 		TAP(test_system_interval_stall_wakes),
+		TAP(test_system_swappable),
 		TAP(test_cgroup_interval),
 		TAP(test_vmstat), TAP(test_vmstat_oom_kill_head),
 		TAP(test_unreclaim_parse_lru),
