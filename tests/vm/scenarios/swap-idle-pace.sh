@@ -41,8 +41,7 @@ vm0=$(vm_oom_kills)
 job leak /leak leak 100
 lpid=$(hog_pid leak)
 t0=$(mono_ms)
-i=0
-while is_alive "$lpid" && [ $i -lt 2400 ]; do sleep 0.1; i=$((i + 1)); done
+wait_dead 240 "$lpid"
 life=$(( $(mono_ms) - t0 ))
 sleep 2
 vm1=$(vm_oom_kills)

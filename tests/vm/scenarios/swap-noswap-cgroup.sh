@@ -31,8 +31,7 @@ daemon_start run
 job leak /sw/leak leak 40
 lpid=$(hog_pid leak)
 t0=$(mono_ms)
-i=0
-while is_alive "$lpid" && [ $i -lt 1500 ]; do sleep 0.1; i=$((i + 1)); done
+wait_dead 150 "$lpid"
 life=$(( $(mono_ms) - t0 ))
 sleep 2
 vm1=$(vm_oom_kills)
