@@ -141,7 +141,6 @@ struct kill_state {
 };
 
 
-/* The system domain's own files (domain 0 only). */
 /* The cgroups that cannot swap (noswap.c): paths from the cgroup root. */
 struct noswap {
 	char **paths;
@@ -154,6 +153,7 @@ struct noswap {
 int noswap_bytes(struct daemon *dm, uint64_t now, uint64_t *ret);
 void noswap_free(struct noswap *ns);
 
+/* The system domain's own files (domain 0 only). */
 struct system_files {
 	int meminfo_fd, vmstat_fd;
 	struct cgoom_meminfo_layout meminfo_layout; /* where its lines were (system_meminfo) */
