@@ -155,3 +155,16 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
  * look ahead. */
 #define CGOOM_ZRAM_ETA_US 2000000ULL
 bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min);
+
+/* Swap all but spent while it still fills: the swap it can still take
+ * (swap_room) under swap_min, and swap in use growing under a memory
+ * stall while memory is short (the trend) for at least trend_min_us.
+ * The kernel's OOM kill comes when it is gone, whatever MemAvailable
+ * says: with zswap in front of a swap file the kernel keeps MemFree at
+ * about 10% of RAM through the swap phase, MemAvailable stayed at 6%
+ * (over the memory line's 5%) up to the kernel's kill in three of five
+ * runs of tests/vm swap-zswap, and cgoom lost each to it. A burst that
+ * swaps an idle job out stops well before (69-72% of swap at most in
+ * the healthy series). */
+bool cgoom_thrash_swap_spent(const struct cgoom_thrash_facts *f, const struct cgoom_thrash_params *p,
+			     uint64_t swap_min);

@@ -14,6 +14,13 @@
  * age) is off by default: a healthy burst filled 69-72% of a zram swap at a
  * steady rate before it stopped. A burst that stops, or swap filling with
  * no stall, never fires.
+ *
+ * Sooner at the end of swap: once what swap can still take is under
+ * swap_free_min (the system's SwapFree line; a cgroup's share of its swap
+ * room in all), a run of 2 s fires (cgoom_thrash_swap_spent). The kernel
+ * kills when swap is gone whatever MemAvailable says, and with zswap in
+ * front of a swap file MemAvailable stayed over the memory line's 5%
+ * up to the kernel's kill (tests/vm swap-zswap).
  */
 #include <stdio.h>
 
@@ -22,11 +29,26 @@
 
 #define MiB (1ULL << 20)
 
+/* The swap line: the system's SwapFree minimum, or swap_free_min of a
+ * cgroup's swap room in all (its swap in use plus what it may still take). */
+static uint64_t swap_line(const struct domain *d, const struct trigger_sample *s,
+			  const struct cgoom_config *cfg)
+{
+	return d->system ? s->lv.swap_min : cgoom_share_of(&cfg->swap_free_min, s->thrash.swap_total);
+}
+
+/* Under the swap line and still filling under a stall for 2 s. */
+static bool spent(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg)
+{
+	struct cgoom_thrash_params p;
+	trigger_thrash_params(cfg, &p);
+	return s->watched && cgoom_thrash_swap_spent(&s->thrash, &p, swap_line(d, s, cfg));
+}
+
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		  bool preempted)
 {
-	(void)d, (void)cfg;
-	return !preempted && s->watched && s->thrash.exhausting;
+	return !preempted && s->watched && (s->thrash.exhausting || spent(d, s, cfg));
 }
 
 /* The swap used then was not given back (a kill, the kernel's or anyone
@@ -49,11 +71,16 @@ static bool confirm(const struct domain *d, const struct trigger_event *ev,
 
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
-	(void)cfg;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
 	int n = snprintf(buf, cap, "%s", ev->d->system ? "" : "the cgroup's ");
 	if (n >= 0 && (size_t)n < cap)
 		n += trigger_swap_words(t, buf + n, cap - (size_t)n);
+	if (n >= 0 && (size_t)n < cap && !t->exhausting) {
+		char r[32], l[32];
+		n += snprintf(buf + n, cap - (size_t)n, "; it can take only %s more, under the swap line %s",
+			      trigger_size(t->swap_room, r, sizeof(r)),
+			      trigger_size(swap_line(ev->d, &ev->s, cfg), l, sizeof(l)));
+	}
 	if (n >= 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "; memory some stall %u.%u%%, full %u.%u%%",
 			 t->some_share / 100, t->some_share / 10 % 10, t->full_share / 100,
@@ -67,7 +94,6 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
 		 struct trigger_pace *acc)
 {
-	(void)d;
 	const struct cgoom_thrash_facts *t = &s->thrash;
 	if (!s->watched || t->trend_us == 0 || t->eta_us == UINT64_MAX)
 		return;
@@ -75,7 +101,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	uint64_t next = t->eta_us / 4 < 50000 ? 50000 : t->eta_us / 4;
 	if (next < acc->next_us)
 		acc->next_us = next;
-	/* near either line: keep the decision ready. Near swap_stall_max
+	/* near either line (swap_stall_max, or twice the swap line): keep
+	 * the decision ready. Near swap_stall_max
 	 * is within SWAP_APPROACH_US of it (half of it, if shorter): half
 	 * way kept a standby of every process, remade every 5 s, for the
 	 * last 12.5 s of every long swap phase */
@@ -84,6 +111,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	uint64_t lead = p.fill_max_us / 2 < SWAP_APPROACH_US ? p.fill_max_us / 2 : SWAP_APPROACH_US;
 	if (t->trend_us >= p.trend_min_us / 2 &&
 	    (t->trend_us >= p.fill_max_us - lead ||
+	     (t->swap_total > 0 && t->swap_room < 2 * swap_line(d, s, cfg)) ||
 	     (p.eta_share > 0 && t->eta_us / 2 <= t->trend_us / 100 * p.eta_share)))
 		acc->approach = true;
 }

@@ -307,3 +307,10 @@ bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_mi
 		return false;
 	return f->swap_room < swap_min || (f->trend_us > 0 && f->eta_us < CGOOM_ZRAM_ETA_US);
 }
+
+bool cgoom_thrash_swap_spent(const struct cgoom_thrash_facts *f, const struct cgoom_thrash_params *p,
+			     uint64_t swap_min)
+{
+	return f->swap_total > 0 && f->swap_room < swap_min && f->trend_us > 0 &&
+	       f->trend_us >= p->trend_min_us;
+}

@@ -536,6 +536,76 @@ static void test_swap_both_classes(void)
 	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_NONE);
 }
 
+/* The end of swap (cgoom_thrash_swap_spent): under the swap line and
+ * still filling under a stall for 2 s, whatever MemAvailable says (with
+ * zswap it stayed at 6%, over the memory line, up to the kernel's kill:
+ * tests/vm swap-zswap). */
+static void test_swap_line_both_classes(void)
+{
+	struct domain sys = { .system = true, .path = (char *)"/" };
+	struct trigger_sample s = system_sample(90, true);
+	s.lv.swap_free = 60 * MiB;
+	s.lv.swap_low = true;
+	CHECK(!s.lv.mem_low); /* 90 MiB of 1.5 GiB: over 5% */
+	s.thrash = (struct cgoom_thrash_facts){ .swap_total = 1 * GiB, .swap_used = 964 * MiB,
+						.swap_room = 60 * MiB, .swap_rate = 70 * MiB,
+						.trend_us = 14000000, .eta_us = 857000,
+						.some_share = 5500, .full_share = 5000,
+						.mem_total = 1536 * MiB, .mem_available = 90 * MiB };
+	CHECK_EQ_INT(trigger_check_all(&sys, &s, &cfg), CGOOM_TRIGGER_SWAP);
+	struct trigger_event ev = { .d = &sys, .kind = CGOOM_TRIGGER_SWAP, .s = s };
+	char why[512];
+	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "swap 94% used (964.0 MiB of 1.0 GiB) and filling at 70.0 MiB/s under a memory "
+			  "stall for 14.0 s: full in 0.8 s; it can take only 60.0 MiB more, under the swap "
+			  "line 102.4 MiB; memory some stall 55.0%, full 50.0%") != NULL);
+	/* over the line, a run under 2 s, or not watched: no */
+	struct trigger_sample n = s;
+	n.thrash.swap_room = 150 * MiB;
+	CHECK_EQ_INT(trigger_check_all(&sys, &n, &cfg), CGOOM_TRIGGER_NONE);
+	n = s;
+	n.thrash.trend_us = 1500000;
+	CHECK_EQ_INT(trigger_check_all(&sys, &n, &cfg), CGOOM_TRIGGER_NONE);
+	n = s;
+	n.watched = false;
+	CHECK_EQ_INT(trigger_check_all(&sys, &n, &cfg), CGOOM_TRIGGER_NONE);
+	/* a tighter swap_free_min moves the line */
+	struct cgoom_config c2 = cfg;
+	c2.swap_free_min = (struct cgoom_share){ .is_percent = true, .value = 500 };
+	n = s;
+	cgoom_system_low(&(struct cgoom_meminfo){ .mem_total = 1536 * MiB, .mem_available = 90 * MiB,
+						   .swap_total = 1 * GiB, .swap_free = 60 * MiB,
+						   .present = CGOOM_MEMINFO_MEM_TOTAL |
+							      CGOOM_MEMINFO_MEM_AVAILABLE |
+							      CGOOM_MEMINFO_SWAP_TOTAL | CGOOM_MEMINFO_SWAP_FREE },
+			 &c2.mem_available_min, &c2.swap_free_min, &n.lv);
+	CHECK_EQ_INT(trigger_check_all(&sys, &n, &c2), CGOOM_TRIGGER_NONE);
+	n.thrash.swap_room = 40 * MiB;
+	CHECK_EQ_INT(trigger_check_all(&sys, &n, &c2), CGOOM_TRIGGER_SWAP);
+	/* near the line, the decision is kept ready */
+	struct trigger_pace acc = { .next_us = UINT64_MAX };
+	n = s;
+	n.thrash.swap_room = 180 * MiB;
+	trigger_table[CGOOM_TRIGGER_SWAP]->pace(&sys, &n, &cfg, &acc);
+	CHECK(acc.approach);
+
+	/* a cgroup: swap_free_min of its swap room in all (200 MiB) */
+	struct domain c = { .path = (char *)"/work", .params = { .margin = 10 * MiB } };
+	struct trigger_sample cs = { .at_us = 1000000, .watched = true,
+				     .cg = cg(495 * MiB, 500 * MiB, UINT64_MAX, 0, 0) };
+	cs.thrash = (struct cgoom_thrash_facts){ .swap_total = 200 * MiB, .swap_used = 185 * MiB,
+						 .swap_room = 15 * MiB, .swap_rate = 10 * MiB,
+						 .trend_us = 3000000, .eta_us = 1500000,
+						 .full_share = 6000, .some_share = 7000 };
+	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_SWAP);
+	ev = (struct trigger_event){ .d = &c, .kind = CGOOM_TRIGGER_SWAP, .s = cs };
+	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "the cgroup's swap 92% used") != NULL);
+	CHECK(strstr(why, "it can take only 15.0 MiB more, under the swap line 20.0 MiB") != NULL);
+	cs.thrash.swap_room = 30 * MiB;
+	CHECK_EQ_INT(detect_cgroup_check(&c, &cs, &cfg), CGOOM_TRIGGER_NONE);
+}
+
 static void test_memory_pace_with_swap(void)
 {
 	/* MemAvailable near 0 while swap is mostly free (it fills): not near
@@ -677,6 +747,7 @@ int main(void)
 		TAP(test_thrash_system),
 		TAP(test_thrash_cgroup),
 		TAP(test_swap_both_classes),
+		TAP(test_swap_line_both_classes),
 		TAP(test_memory_pace_with_swap),
 		TAP(test_memory_zram_at_its_limit),
 		TAP(test_memory_pace_swap_filling),

@@ -78,6 +78,12 @@ static struct cgoom_thrash_facts judge(const struct sim *m)
 	return f;
 }
 
+/* swap_free_min's 10% of the sim's swap_total */
+static bool spent(const struct sim *m, const struct cgoom_thrash_facts *f)
+{
+	return cgoom_thrash_swap_spent(f, &m->params, m->p.swap_total / 10);
+}
+
 static void test_windows(void)
 {
 	struct sim m;
@@ -328,11 +334,13 @@ static void test_burst_filling_most_of_swap(void)
 	m.p.swap_total = 512 * MiB;
 	for (int i = 0; i < 90; i++) {
 		sim_run(&m, 100 * MS, 100 * MS, 700, 500, 0, 0, 48 * (int64_t)MiB);
-		CHECK(!judge(&m).exhausting);
+		struct cgoom_thrash_facts f = judge(&m);
+		CHECK(!f.exhausting && !spent(&m, &f));
 	}
 	for (int i = 0; i < 100; i++) {
 		sim_run(&m, 100 * MS, 100 * MS, 20, 5, 0, 0, 0);
-		CHECK(!judge(&m).exhausting);
+		struct cgoom_thrash_facts f = judge(&m);
+		CHECK(!f.exhausting && !spent(&m, &f));
 	}
 }
 
@@ -352,6 +360,103 @@ static void test_burst_that_stops_is_not_exhaustion(void)
 		CHECK(!judge(&m).exhausting);
 	}
 	CHECK_EQ_U64(judge(&m).trend_us, 0);
+}
+
+static void test_swap_spent_at_the_line(void)
+{
+	/* zswap in front of a 1 GiB swap file (tests/vm swap-zswap): the
+	 * leak's swap fills at 70 MiB/s under a 50% full stall while
+	 * MemAvailable stays at 90 MiB of 1.5 GiB (over the memory line's
+	 * 5%); the end of swap fires at its 10% line, not before, long
+	 * before swap_stall_max */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 90 * MiB;
+	m.p.swap_used = 600 * MiB;
+	struct cgoom_thrash_facts f = { 0 };
+	uint64_t t = 0;
+	while (t < 10 * SEC) {
+		sim_run(&m, 100 * MS, 100 * MS, 550, 500, 0, 0, 70 * (int64_t)MiB);
+		t += 100 * MS;
+		f = judge(&m);
+		if (spent(&m, &f))
+			break;
+		CHECK(f.swap_room >= m.p.swap_total / 10 || f.trend_us < m.params.trend_min_us);
+	}
+	CHECK(spent(&m, &f));
+	CHECK(!f.exhausting);
+	CHECK(f.swap_room < 103 * MiB && f.swap_room > 30 * MiB);
+	CHECK(t >= 4 * SEC && t <= 6 * SEC);
+
+	/* the same from the start of a run: under the line, but filling
+	 * under a stall for less than trend_min_us (2 s) is not yet */
+	sim_init(&m);
+	m.p.mem_available = 90 * MiB;
+	m.p.swap_used = 950 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 550, 500, 0, 0, 20 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(f.trend_us > 0 && f.trend_us < m.params.trend_min_us);
+	CHECK(!spent(&m, &f));
+	sim_run(&m, 1500 * MS, 100 * MS, 550, 500, 0, 0, 20 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(spent(&m, &f));
+}
+
+static void test_swap_spent_needs_filling_stall(void)
+{
+	/* a server whose swap is 95% full of idle pages: a stall alone (swap
+	 * not growing) is not the end of swap */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_available = 90 * MiB;
+	m.p.swap_used = 980 * MiB;
+	sim_run(&m, 10 * SEC, 100 * MS, 550, 500, 0, 0, 0);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.trend_us, 0);
+	CHECK(!spent(&m, &f));
+	/* filling without a stall (cold pages paged out at leisure): no */
+	sim_run(&m, 5 * SEC, 100 * MS, 20, 0, 0, 0, 2 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(!spent(&m, &f));
+	/* filling under a stall while memory is not short (a cgroup at its
+	 * own limit, the machine with plenty): no */
+	sim_init(&m);
+	m.p.mem_available = 600 * MiB;
+	m.p.swap_used = 950 * MiB;
+	sim_run(&m, 5 * SEC, 100 * MS, 550, 500, 0, 0, 10 * (int64_t)MiB);
+	f = judge(&m);
+	CHECK(!spent(&m, &f));
+	/* no swap at all: never */
+	sim_init(&m);
+	m.p.mem_available = 10 * MiB;
+	m.p.swap_total = 0;
+	sim_run(&m, 5 * SEC, 100 * MS, 550, 500, 0, 0, 0);
+	f = judge(&m);
+	CHECK(!cgoom_thrash_swap_spent(&f, &m.params, 0));
+	CHECK(!cgoom_thrash_swap_spent(&f, &m.params, 1));
+}
+
+static void test_swap_spent_cgroup(void)
+{
+	/* a cgroup domain (memory.max 500 MiB, 4 MiB left; swap room in all
+	 * 200 MiB: its swap plus what it may still take) swapping at its
+	 * limit under a stall: the same line on its own numbers */
+	struct sim m;
+	sim_init(&m);
+	m.p.mem_total = 500 * MiB;
+	m.p.mem_available = 4 * MiB;
+	m.p.swap_total = 200 * MiB;
+	m.p.swap_used = 150 * MiB;
+	struct cgoom_thrash_facts f = { 0 };
+	uint64_t t = 0;
+	while (t < 10 * SEC && !spent(&m, &f)) {
+		sim_run(&m, 100 * MS, 100 * MS, 700, 600, 0, 0, 10 * (int64_t)MiB);
+		t += 100 * MS;
+		f = judge(&m);
+	}
+	CHECK(spent(&m, &f));
+	CHECK(f.swap_room < 20 * MiB && f.swap_room > 10 * MiB);
+	CHECK(t >= 3 * SEC && t <= 4 * SEC);
 }
 
 static void test_fill_needs_short_memory(void)
@@ -491,6 +596,9 @@ int main(void)
 		TAP(test_fill_without_stall_breaks_the_run),
 		TAP(test_projection_when_asked),
 		TAP(test_burst_filling_most_of_swap),
+		TAP(test_swap_spent_at_the_line),
+		TAP(test_swap_spent_needs_filling_stall),
+		TAP(test_swap_spent_cgroup),
 		TAP(test_burst_that_stops_is_not_exhaustion),
 		TAP(test_fill_needs_short_memory),
 		TAP(test_exhaustion_needs_pressure),

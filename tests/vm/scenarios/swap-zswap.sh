@@ -1,0 +1,62 @@
+# swap-zswap (issue 19, a desktop's swap: zswap in front of a swap file,
+# as Arch Linux's kernel enables it): a 40 MiB/s leak beside an idle job
+# (40% of RAM) and the interactive probe, zswap enabled over a 900 MiB
+# swap file on the data disk; `cgoom run` with its defaults and [cgroup "/"]
+# oom_policy = cgroup must end it before the kernel's OOM killer.
+# zswap keeps MemFree near 10% of RAM while it fills: MemAvailable stayed
+# at 6% (over the memory line's 5%) through the swap phase and up to the
+# kernel's kill, which came as SwapFree ran out; the build before lost
+# three of five runs (a 957 MiB swap file) to the kernel
+# (tests/unit/data/series/bed-leak40-zswap*.txt).
+# Now the swap trigger acts at the swap line (SwapFree under 10%) while
+# swap still fills under a stall:
+#   - the leak alone dies (the spec's victim: the largest leaf cgroup),
+#     killed once by cgoom, and the kernel kills nothing (/proc/vmstat
+#     oom_kill unchanged);
+#   - the trigger and the swap left are reported.
+# vm-disk: 1024
+# vm-timeout: 300
+[ -w /sys/module/zswap/parameters/enabled ] || fail "no zswap in this kernel (/sys/module/zswap; the test bed's Debian kernels have it built in)"
+disk_swap 900M || fail "cannot swapon a 900 MiB swap file on the data disk"
+echo 1 > /sys/module/zswap/parameters/enabled || fail "zswap cannot be enabled"
+[ "$(cat /sys/module/zswap/parameters/enabled)" = Y ] || fail "zswap did not enable"
+write_conf <<CONF
+[daemon]
+event_log = $EV
+[cgroup "/"]
+oom_policy = cgroup
+CONF
+cg_make /sw
+cg_enable /sw +memory
+cg_make /sw/idle
+cg_make /sw/leak
+cg_make /probe
+mt=$(( $(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo) / 1024 ))
+probe_start /probe || fail "the probe did not start: $(cat "$VM_TMP/probe.err")"
+job idle /sw/idle idle $((mt * 40 / 100))
+hogs_wait 120
+vm0=$(vm_oom_kills)
+daemon_start run
+job leak /sw/leak leak 40
+lpid=$(hog_pid leak)
+t0=$(mono_ms)
+wait_dead 150 "$lpid"
+life=$(( $(mono_ms) - t0 ))
+sleep 3
+vm1=$(vm_oom_kills)
+hog_table
+say "probe: $(probe_report "$t0" 0)"
+say "zswap: $(grep -E '^(Zswap|Zswapped):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
+daemon_stop
+is_alive "$lpid" && fail "the leak still runs after $((life / 1000)) s"
+[ "$vm1" = "$vm0" ] || fail "the kernel OOM-killed first (vmstat oom_kill $vm0 -> $vm1) after $((life / 1000)) s"
+[ "$(ev_count kill)" -gt 0 ] || fail "the leak died after $((life / 1000)) s, but cgoom logged no kill"
+[ "$(ev_count kill)" = 1 ] ||
+	fail "cgoom killed $(ev_count kill) times for one leak: $(ev_lines trigger | cut -c1-200 | tr '\n' ';')"
+pred=$(ev_victim_pids)
+[ "$pred" = "$lpid" ] || fail "cgoom's decision named [$pred] ($(labels_of $pred)), not the leak [$lpid]"
+died=$(dead_hogs)
+[ "$died" = "$lpid" ] || fail "died [$died] ($(labels_of $died)), expected the leak alone [$lpid]"
+is_alive "$PROBE" || fail "the probe died"
+why=$(ev_lines trigger | head -n 1 | grep -o '"why": "[^"]*"' | head -n 1)
+pass "cgoom ended the leak after $((life / 1000)) s, before the kernel: $why"
