@@ -493,6 +493,10 @@ cleanup_all() {
 	stray=
 	for p in $(pidof memhog workload probe); do is_alive "$p" && stray="$stray $p"; done
 	stray=${stray# }
+	# zswap (swap-zswap) off again: in front of zram it charges its pool
+	# to the swapping cgroup (a 48M one was OOM-killed with it on)
+	z=/sys/module/zswap/parameters/enabled
+	[ "$(cat $z 2>/dev/null)" = Y ] && echo 0 > $z 2>/dev/null
 	swapoff -a 2>/dev/null
 	for z in /sys/block/zram*; do
 		[ -e "$z/reset" ] && echo 1 > "$z/reset" 2>/dev/null
