@@ -6,7 +6,8 @@
  * its layout from the input's head (its first byte says how long),
  * then on the rest: where the whole parse reads the rest, the same
  * figures (or fewer: keys the layout had not seen); where it refuses,
- * the same error, or figures read at the layout. */
+ * the same error, or figures read at the layout. One line read by its
+ * key (cgoom_parse_meminfo_key): check_key. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,6 +62,24 @@ static void check_again(const uint8_t *data, size_t size)
 	}
 }
 
+/* One line by its key (cgoom_parse_meminfo_key): whole kB or saturated,
+ * untouched on failure; where the whole parse read the file, MemTotal
+ * read alone is the same figure. */
+static void check_key(const uint8_t *data, size_t size, const struct cgoom_meminfo *whole, int rw)
+{
+	static const char *const keys[] = { "Zswap", "Zswapped", "MemTotal" };
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		uint64_t v = 77;
+		int r = cgoom_parse_meminfo_key((const char *)data, size, keys[i], &v);
+		if (r < 0 && (v != 77 || (r != -EBADMSG && r != -ERANGE && r != -ENOENT)))
+			abort();
+		if (r == 0 && v % 1024 != 0 && v != UINT64_MAX)
+			abort();
+		if (i == 2 && rw == 0 && (r != 0 || v != whole->mem_total))
+			abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cgoom_meminfo mi, ref, sentinel;
@@ -71,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    memcmp(&mi, &ref, sizeof(mi)) != 0)
 		abort();
 	check_again(data, size);
+	check_key(data, size, &mi, r);
 	if (r < 0) {
 		if (r != -EBADMSG && r != -ERANGE && r != -ENOENT)
 			abort();

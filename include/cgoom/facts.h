@@ -29,6 +29,10 @@ struct cgoom_memory_facts {
 	/* zram swap devices (the system, live roots) */
 	unsigned n_zram;
 	uint64_t zram_orig, zram_compr, zram_used, zram_limit; /* limit 0: none */
+	/* zswap (the system: /proc/meminfo's Zswapped, what it stores, and
+	 * Zswap, the RAM its pool takes; both lines there) */
+	bool zswap_ok;
+	uint64_t zswap_stored, zswap_ram;
 	/* memory PSI (/proc/pressure/memory or memory.pressure) */
 	bool psi_ok;
 	struct cgoom_pressure psi;

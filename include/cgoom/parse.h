@@ -119,6 +119,11 @@ struct cgoom_meminfo {
 	unsigned present;
 };
 int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret);
+/* One line of /proc/meminfo by its key (e.g. "Zswap"), read as the
+ * token parse reads a key cgoom uses: "KEY: NUMBER kB", in bytes. The
+ * other lines are not looked at. -ENOENT without the line, -EBADMSG when
+ * it is malformed or repeated, -ERANGE past 2^64; *ret untouched then. */
+int cgoom_parse_meminfo_key(const char *buf, size_t len, const char *key, uint64_t *ret);
 /* The same with the one-pass read of the kernel's lines on or off (off:
  * every line token by token, the reference the tests compare it to). */
 int cgoom_parse_meminfo_lines(const char *buf, size_t len, bool fast, struct cgoom_meminfo *ret);

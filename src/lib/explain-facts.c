@@ -46,6 +46,9 @@ void cgoom_memory_facts_text(struct cgoom_strbuf *b, const struct cgoom_memory_f
 				    size(f->zram_orig, x, sizeof(x)), size(f->zram_compr, y, sizeof(y)),
 				    size(f->zram_used, z, sizeof(z)), f->zram_limit ? "limit " : "no limit",
 				    f->zram_limit ? size(f->zram_limit, w, sizeof(w)) : "");
+	if (f->zswap_ok && (f->zswap_stored || f->zswap_ram))
+		cgoom_strbuf_printf(b, " (zswap: %s stored in %s of RAM)", size(f->zswap_stored, x, sizeof(x)),
+				    size(f->zswap_ram, y, sizeof(y)));
 	if (f->psi_ok) {
 		const struct cgoom_pressure *p = &f->psi;
 		cgoom_strbuf_printf(b, "; pressure some %u.%02u%%", p->some.avg10 / 100, p->some.avg10 % 100);
@@ -106,6 +109,9 @@ void cgoom_memory_facts_json(struct cgoom_strbuf *b, const struct cgoom_memory_f
 				       "\"limit\": %llu}",
 				    (unsigned long long)f->zram_orig, (unsigned long long)f->zram_compr,
 				    (unsigned long long)f->zram_used, (unsigned long long)f->zram_limit);
+	if (f->zswap_ok)
+		cgoom_strbuf_printf(b, ", \"zswap\": {\"stored\": %llu, \"ram\": %llu}",
+				    (unsigned long long)f->zswap_stored, (unsigned long long)f->zswap_ram);
 	if (f->psi_ok) {
 		cgoom_strbuf_printf(b, ", \"pressure\": {");
 		json_psi(b, "some", &f->psi.some, true);

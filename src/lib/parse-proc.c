@@ -233,6 +233,32 @@ int cgoom_parse_meminfo(const char *buf, size_t len, struct cgoom_meminfo *ret)
 	return parse_meminfo(buf, len, true, ret, NULL);
 }
 
+int cgoom_parse_meminfo_key(const char *buf, size_t len, const char *key, uint64_t *ret)
+{
+	if ((!buf && len) || !key || !*key)
+		return -EINVAL;
+	const char *end = parse_end(buf, len), *pos = buf, *line;
+	size_t n, klen = strlen(key);
+	bool found = false;
+	uint64_t v = 0;
+	while (parse_next_line(&pos, end, &line, &n)) {
+		const char *k, *val;
+		size_t k_len, val_len;
+		if (n <= klen || memcmp(line, key, klen) != 0 || line[klen] != ':')
+			continue;
+		if (found || !split_colon(line, n, &k, &k_len, &val, &val_len))
+			return -EBADMSG;
+		int r = parse_kb_value(val, val_len, true, &v);
+		if (r < 0)
+			return r;
+		found = true;
+	}
+	if (!found)
+		return -ENOENT;
+	*ret = v;
+	return 0;
+}
+
 /* The wanted lines of the last whole parse, each where it was: its key
  * at the start of a line, its ':', its figure and " kB" up to the line's
  * end, all read in full (meminfo_value), as the whole parse reads that

@@ -52,6 +52,10 @@ static int read_system(const struct cgoom_roots *r, bool live, struct cgoom_memo
 		f->swap_ok = true;
 		f->swap_total = mi.swap_total;
 		f->swap_used = mi.swap_total > mi.swap_free ? mi.swap_total - mi.swap_free : 0;
+		f->zswap_ok = cgoom_parse_meminfo_key(buf, len, "Zswapped", &f->zswap_stored) == 0 &&
+			      cgoom_parse_meminfo_key(buf, len, "Zswap", &f->zswap_ram) == 0;
+		if (!f->zswap_ok)
+			f->zswap_stored = f->zswap_ram = 0;
 	}
 	int pfd = openat(r->proc_fd, "pressure", CGFS_DIR_FLAGS);
 	if (pfd >= 0) {

@@ -45,6 +45,37 @@ static void test_text_system(void)
 	cgoom_strbuf_free(&b);
 }
 
+static void test_zswap(void)
+{
+	/* zswap in front of a swap file: what it stores, in how much RAM */
+	struct cgoom_memory_facts f = { .system = true, .mem_ok = true, .mem_total = 1536 * MiB,
+					.mem_available = 90 * MiB, .swap_ok = true,
+					.swap_total = 900 * MiB, .swap_used = 700 * MiB, .zswap_ok = true,
+					.zswap_stored = 580 * MiB, .zswap_ram = 290 * MiB };
+	struct cgoom_strbuf b = { 0 };
+	cgoom_memory_facts_text(&b, &f);
+	CHECK_STREQ(b.buf, "memory: MemAvailable 90.0 MiB of 1.5 GiB; swap 700.0 MiB of 900.0 MiB used "
+			   "(zswap: 580.0 MiB stored in 290.0 MiB of RAM)\n");
+	cgoom_strbuf_free(&b);
+	cgoom_memory_facts_json(&b, &f);
+	CHECK_STREQ(b.buf, "{\"mem_total\": 1610612736, \"mem_available\": 94371840, \"swap_total\": 943718400, "
+			   "\"swap_used\": 734003200, \"zswap\": {\"stored\": 608174080, \"ram\": 304087040}}");
+	cgoom_strbuf_free(&b);
+	/* zswap present but empty: nothing in the text, zeros in JSON */
+	f.zswap_stored = f.zswap_ram = 0;
+	cgoom_memory_facts_text(&b, &f);
+	CHECK(strstr(b.buf, "zswap") == NULL);
+	cgoom_strbuf_free(&b);
+	cgoom_memory_facts_json(&b, &f);
+	CHECK(strstr(b.buf, "\"zswap\": {\"stored\": 0, \"ram\": 0}") != NULL);
+	cgoom_strbuf_free(&b);
+	/* a kernel without the lines: no key at all */
+	f.zswap_ok = false;
+	cgoom_memory_facts_json(&b, &f);
+	CHECK(strstr(b.buf, "zswap") == NULL);
+	cgoom_strbuf_free(&b);
+}
+
 static void test_text_unreadable(void)
 {
 	/* a malformed memory.max: the first clause said, not dropped (it
@@ -129,6 +160,7 @@ static void test_read_fixture(void)
 	CHECK_EQ_U64(f.mem_available, 300 * 1024);
 	CHECK_EQ_U64(f.swap_used, 1024 * 1024);
 	CHECK_EQ_INT((int)f.n_zram, 0); /* a fixture: no sysfs */
+	CHECK(!f.zswap_ok); /* no Zswap lines */
 	CHECK_EQ_INT((int)f.psi.some.avg10, 150);
 	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/w", false, &f), 0);
 	CHECK(!f.system && f.mem_ok && f.swap_ok && !f.psi_ok);
@@ -140,6 +172,15 @@ static void test_read_fixture(void)
 	put(w, "memory.swap.max", "1024\n"); /* a smaller limit stands */
 	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/w", false, &f), 0);
 	CHECK_EQ_U64(f.swap_total, 1024);
+	/* zswap's lines: read; one of them malformed: neither shown */
+	put(proc, "meminfo", "MemTotal: 1000 kB\nMemAvailable: 300 kB\nSwapTotal: 2048 kB\n"
+			     "SwapFree: 1024 kB\nZswap: 200 kB\nZswapped: 600 kB\n");
+	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/", false, &f), 0);
+	CHECK(f.zswap_ok && f.zswap_stored == 600 * 1024 && f.zswap_ram == 200 * 1024);
+	put(proc, "meminfo", "MemTotal: 1000 kB\nMemAvailable: 300 kB\nSwapTotal: 2048 kB\n"
+			     "SwapFree: 1024 kB\nZswap: 200 kB\nZswapped: lots\n");
+	CHECK_EQ_INT(cgoom_memory_facts_read(&r, "/", false, &f), 0);
+	CHECK(!f.zswap_ok && f.zswap_stored == 0 && f.zswap_ram == 0);
 	/* a meminfo without its SwapTotal line says nothing of the swap:
 	 * the cgroup's limit stands, not "no swap" */
 	put(w, "memory.swap.max", "max\n");
@@ -164,6 +205,7 @@ int main(void)
 		TAP(test_text_system),
 		TAP(test_text_cgroup_json),
 		TAP(test_text_unreadable),
+		TAP(test_zswap),
 		TAP(test_read_fixture),
 		{ 0 },
 	});

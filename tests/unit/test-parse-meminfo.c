@@ -255,6 +255,46 @@ static void test_meminfo_again_want(void)
 	CHECK_EQ_INT(again_want(avail_bad, n, &lay, want, &mi), -EBADMSG);
 }
 
+/* One line by its key (explain's zswap facts): as the token parse reads
+ * a key cgoom uses; its value untouched on every failure. */
+static void test_meminfo_key(void)
+{
+	uint64_t v = 0;
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(meminfo_61, strlen(meminfo_61), "SwapFree", &v), 0);
+	CHECK_EQ_U64(v, 8000000ULL * 1024);
+	/* "Zswap" is its own line, not the start of "Zswapped" */
+	const char *z = "MemTotal: 1000 kB\nZswapped:  3000 kB\nZswap:    1200 kB\n";
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(z, strlen(z), "Zswap", &v), 0);
+	CHECK_EQ_U64(v, 1200 * 1024);
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(z, strlen(z), "Zswapped", &v), 0);
+	CHECK_EQ_U64(v, 3000 * 1024);
+	/* the file's last line may lack its newline */
+	CHECK_EQ_INT(cgoom_parse_meminfo_key("Zswap: 4 kB", 11, "Zswap", &v), 0);
+	CHECK_EQ_U64(v, 4096);
+	static const struct {
+		const char *file;
+		int rc;
+	} bad[] = {
+		{ "MemTotal: 1000 kB\n", -ENOENT },       /* an older kernel, or no zswap */
+		{ "Zswap: 1 kB\nZswap: 2 kB\n", -EBADMSG }, /* repeated */
+		{ "Zswap: 12\n", -EBADMSG },                /* no kB */
+		{ "Zswap: 12 MB\n", -EBADMSG },
+		{ "Zswap: -1 kB\n", -EBADMSG },
+		{ "Zswap: 1 kB 2\n", -EBADMSG },
+		{ "Zswap:\n", -EBADMSG },
+		{ "Zswap: 99999999999999999999 kB\n", -ERANGE },
+		{ " Zswap: 1 kB\n", -ENOENT }, /* not at a line's start */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 77;
+		CHECK_EQ_INT(cgoom_parse_meminfo_key(bad[i].file, strlen(bad[i].file), "Zswap", &v), bad[i].rc);
+		CHECK_EQ_U64(v, 77);
+	}
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(NULL, 1, "Zswap", &v), -EINVAL);
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(z, strlen(z), "", &v), -EINVAL);
+	CHECK_EQ_INT(cgoom_parse_meminfo_key(NULL, 0, "Zswap", &v), -ENOENT);
+}
+
 int main(void)
 {
 	return tap_run((struct tap_test[]){
@@ -264,6 +304,7 @@ int main(void)
 		TAP(test_meminfo_again_whole_every),
 		TAP(test_meminfo_again_moves),
 		TAP(test_meminfo_again_want),
+		TAP(test_meminfo_key),
 		{ 0 },
 	});
 }
