@@ -7,7 +7,8 @@
 #
 # Every job runs as the user's transient service vm-LABEL in
 # user@1000.service/app.slice, as a desktop's apps do; the probe too.
-# Per scenario: swap on (zram or the disk's swap file), the probe and the
+# Per scenario: swap on (zram, the disk's swap file, or that file with
+# zswap in front of it), the probe and the
 # idle jobs up, the recorder (tests/vm/recorder.c, every 100 ms) and the
 # tool started, then the squeeze; when it is over, one line
 #   BENCH-SWAP tool=T scen=S rep=N key=value...
@@ -208,6 +209,7 @@ tool_version() {
 # prep SWAPKIND: swap on, caches dropped, the probe up
 prep() {
 	swapoff -a 2> /dev/null
+	zswap_set 0
 	for z in /sys/block/zram*; do [ -e "$z/reset" ] && echo 1 > "$z/reset"; done
 	rm -rf "$RUN"
 	mkdir -p "$RUN"
@@ -216,12 +218,23 @@ prep() {
 	case "$1" in
 	zram) zram_swap "${SWAP_MB}M" || { out "BENCH-CANNOT tool=$TOOL scen=$SCEN no zram swap"; return 1; } ;;
 	disk) disk_swap "${SWAP_MB}M" || { out "BENCH-CANNOT tool=$TOOL scen=$SCEN no swap file"; return 1; } ;;
+	zswap) { disk_swap "${SWAP_MB}M" && zswap_set 1; } ||
+		{ out "BENCH-CANNOT tool=$TOOL scen=$SCEN no swap file with zswap"; return 1; } ;;
 	esac
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	canary_start
 	ujob probe -- /vm/bin/probe run "$RUN/probe.rounds" && job_watch probe || return 1
 	job_ready probe 60 "$RUN/probe.rounds"
+}
+# zswap_set 0|1: zswap off or on (in front of the swap file: a desktop's
+# setup, as Arch Linux's kernel enables it); the kernel's own parameter
+zswap_set() {
+	local z=/sys/module/zswap/parameters/enabled
+	[ -w $z ] || [ "$1" = 0 ] || return 1
+	[ -w $z ] || return 0
+	echo "$1" > $z 2> /dev/null
+	[ "$(cat $z)" = "$( [ "$1" = 1 ] && echo Y || echo N)" ]
 }
 # go: the recorder, then the tool; SQ0 (ms, CLOCK_MONOTONIC) is set by
 # squeeze() when the squeeze starts
@@ -437,7 +450,7 @@ finish() {
 }
 
 # --- the scenarios -------------------------------------------------------------
-# s-leak<RATE>-<zram|disk>: a leak past RAM + swap at RATE MiB/s beside the
+# s-leak<RATE>-<zram|disk|zswap>: a leak past RAM + swap at RATE MiB/s beside the
 # probe and an idle job (25% of RAM, so that the leak is the largest leaf
 # well before RAM is full); the spec's victim is the leak, and the
 # squeeze is over when it dies
@@ -569,7 +582,7 @@ scen_h_burst() {
 
 run_scen() {
 	case "$SCEN" in
-	s-leak*-zram|s-leak*-disk)
+	s-leak*-zram|s-leak*-disk|s-leak*-zswap)
 		local r=${SCEN#s-leak}
 		scen_s_leak "${r%-*}" "${r##*-}" ;;
 	s-thrash) scen_s_thrash ;;
