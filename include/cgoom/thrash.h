@@ -41,6 +41,9 @@ struct cgoom_pressure_point {
 	/* free swap on the areas that are not zram (bytes; 0 when every
 	 * area is zram): zram's limit caps only the rest of the free swap */
 	uint64_t swap_other_free;
+	/* zswap (system; 0 without): what it stores, the RAM its pool takes
+	 * (/proc/meminfo's Zswapped and Zswap) */
+	uint64_t zswap_stored, zswap_ram;
 };
 
 #define CGOOM_THRASH_WINDOW_US 500000ULL
@@ -52,6 +55,7 @@ struct cgoom_thrash_window {
 	uint64_t refaults, activations, swapins, swapouts, stolen, scanned, allocstalls;
 	uint64_t mem_total, mem_available, swap_total, swap_used; /* at its end */
 	uint64_t zram_orig, zram_used, zram_limit, swap_other_free;
+	uint64_t zswap_stored, zswap_ram;
 	bool psi_valid, reclaim_valid; /* every sample in it had them */
 };
 
@@ -135,6 +139,7 @@ struct cgoom_thrash_facts {
 				  * more than its RAM left holds at its ratio (newest window) */
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;
+	uint64_t zswap_stored, zswap_ram; /* newest window */
 	bool thrashing;          /* the thrashing verdict */
 	bool exhausting;         /* the exhaustion verdict */
 };

@@ -317,6 +317,8 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 		if (s->lv.swap_total > 0) {
 			zram_discover(dm, &d->sys, s->at_us);
 			zram_read(dm, &d->sys, &pt);
+			pt.zswap_stored = s->zswap_stored;
+			pt.zswap_ram = s->zswap_ram;
 		}
 	}
 	feed_and_judge(dm, d, watched, pressured, &pt, s);
@@ -392,6 +394,8 @@ void pressure_metrics(const struct daemon *dm, struct cgoom_strbuf *b)
 		{ "cgoom_zram_stored_bytes", "Data zram swap devices store (the system)." },
 		{ "cgoom_zram_ram_bytes", "RAM zram swap devices use for it (the system)." },
 		{ "cgoom_zram_limit_bytes", "zram's RAM limit (0: none; the system)." },
+		{ "cgoom_zswap_stored_bytes", "Data zswap stores in RAM (the system)." },
+		{ "cgoom_zswap_ram_bytes", "RAM zswap's pool takes for it (the system)." },
 	};
 	for (size_t k = 0; k < sizeof(g) / sizeof(g[0]); k++) {
 		bool head = false;
@@ -403,7 +407,9 @@ void pressure_metrics(const struct daemon *dm, struct cgoom_strbuf *b)
 			const struct cgoom_thrash_facts *f = &pr->facts;
 			if (k == 5 && (f->trend_us == 0 || f->eta_us == UINT64_MAX))
 				continue;
-			if (k >= 6 && (!d->system || f->zram_used == 0))
+			if (k >= 6 && k <= 8 && (!d->system || f->zram_used == 0))
+				continue;
+			if (k >= 9 && (!d->system || (f->zswap_stored == 0 && f->zswap_ram == 0)))
 				continue;
 			if (!head)
 				gauge_head(b, g[k].name, g[k].help);
@@ -420,7 +426,9 @@ void pressure_metrics(const struct daemon *dm, struct cgoom_strbuf *b)
 			case 5: gauge(b, g[k].name, d, NULL, f->eta_us / 1000, 1000); break;
 			case 6: gauge(b, g[k].name, d, NULL, f->zram_orig, 1); break;
 			case 7: gauge(b, g[k].name, d, NULL, f->zram_used, 1); break;
-			default: gauge(b, g[k].name, d, NULL, f->zram_limit, 1); break;
+			case 8: gauge(b, g[k].name, d, NULL, f->zram_limit, 1); break;
+			case 9: gauge(b, g[k].name, d, NULL, f->zswap_stored, 1); break;
+			default: gauge(b, g[k].name, d, NULL, f->zswap_ram, 1); break;
 			}
 		}
 	}

@@ -125,7 +125,7 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_net_rate\": %llu, "
 			       "\"swap_trend_ms\": %llu, "
 			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
-			       "\"zram_limit\": %llu",
+			       "\"zram_limit\": %llu, \"zswap_stored\": %llu, \"zswap_ram\": %llu",
 			    t->full_share / 100, t->full_share % 100, t->some_share / 100,
 			    t->some_share % 100, t->full_share_2s / 100, t->full_share_2s % 100,
 			    (unsigned long long)(t->thrashing_us / 1000),
@@ -134,7 +134,8 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			    (unsigned long long)t->swap_net_rate, (unsigned long long)(t->trend_us / 1000),
 			    t->eta_us == UINT64_MAX ? -1LL : (long long)(t->eta_us / 1000),
 			    (unsigned long long)t->zram_orig, (unsigned long long)t->zram_used,
-			    (unsigned long long)t->zram_limit);
+			    (unsigned long long)t->zram_limit, (unsigned long long)t->zswap_stored,
+			    (unsigned long long)t->zswap_ram);
 }
 
 void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf *f)
@@ -166,6 +167,10 @@ int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap
 			      trigger_size(t->zram_used, zu, sizeof(zu)),
 			      t->zram_limit ? ", limit " : "",
 			      t->zram_limit ? trigger_size(t->zram_limit, zl, sizeof(zl)) : "");
+	if (n > 0 && (size_t)n < cap && (t->zswap_stored > 0 || t->zswap_ram > 0))
+		n += snprintf(buf + n, cap - (size_t)n, " (zswap: %s stored in %s of RAM)",
+			      trigger_size(t->zswap_stored, zo, sizeof(zo)),
+			      trigger_size(t->zswap_ram, zu, sizeof(zu)));
 	return n;
 }
 

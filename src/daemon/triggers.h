@@ -46,6 +46,9 @@ struct trigger_sample {
 	/* the system domain */
 	uint64_t mem_total;
 	struct cgoom_system_levels lv;
+	/* zswap's Zswapped and Zswap from the same read of /proc/meminfo
+	 * (read while MemAvailable is under its watch line, with swap) */
+	uint64_t zswap_stored, zswap_ram;
 	/* thrashing and swap (both classes; pressure.c): whether the domain
 	 * is watched, and what its history says */
 	bool watched;

@@ -108,6 +108,8 @@ void cgoom_thrash_feed(struct cgoom_thrash_state *st, const struct cgoom_pressur
 	w->zram_used = p->zram_used;
 	w->zram_limit = p->zram_limit;
 	w->swap_other_free = p->swap_other_free;
+	w->zswap_stored = p->zswap_stored;
+	w->zswap_ram = p->zswap_ram;
 	st->last = *p;
 	if (w->dt_us < CGOOM_THRASH_WINDOW_US)
 		return;
@@ -225,6 +227,8 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 	ret->zram_orig = w0->zram_orig;
 	ret->zram_used = w0->zram_used;
 	ret->zram_limit = w0->zram_limit;
+	ret->zswap_stored = w0->zswap_stored;
+	ret->zswap_ram = w0->zswap_ram;
 	ret->swap_room = swap_room(w0);
 
 	/* thrashing: a run of stalled windows (newest back) at least

@@ -219,6 +219,64 @@ static void test_swap_room_after_swapon(void)
 	CHECK_EQ_U64(cg.unreclaimable, 0);
 }
 
+/* The system sample's zswap figures: read from the same /proc/meminfo
+ * while the system is watched (memory near short, pressure seen), none
+ * otherwise or where a line is malformed. */
+static void system_zswap(const char *meminfo, uint64_t watch_until, struct trigger_sample *ret)
+{
+	char dir[] = "/tmp/cgoom-detect-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	int root = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(root >= 0);
+	put(root, "meminfo", meminfo);
+	struct daemon *dm = fake_daemon(0);
+	cgoom_config_init(&dm->cfg);
+	dm->epfd = -1;
+	struct domain *d = dm->domains[0];
+	d->sys.meminfo_fd = openat(root, "meminfo", O_RDONLY);
+	d->watch_until_us = watch_until;
+	struct trigger_event ev;
+	detect_system(dm, 1000000, false, &ev);
+	*ret = ev.s;
+	close(d->sys.meminfo_fd);
+	unlinkat(root, "meminfo", 0);
+	close(root);
+	rmdir(dir);
+	cgoom_config_free(&dm->cfg);
+	fake_free(dm);
+}
+
+static void test_system_zswap(void)
+{
+	static const char mi[] = "MemTotal:        1048576 kB\nMemFree:          60000 kB\n"
+				 "MemAvailable:      60000 kB\nSwapTotal:       1048576 kB\n"
+				 "SwapFree:         300000 kB\nZswap:            200000 kB\n"
+				 "Zswapped:         500000 kB\n";
+	struct trigger_sample s;
+	system_zswap(mi, UINT64_MAX, &s);
+	CHECK_EQ_U64(s.zswap_stored, 500000ULL * 1024);
+	CHECK_EQ_U64(s.zswap_ram, 200000ULL * 1024);
+	/* no pressure seen: not watched, not read */
+	system_zswap(mi, 0, &s);
+	CHECK_EQ_U64(s.zswap_stored, 0);
+	CHECK_EQ_U64(s.zswap_ram, 0);
+	/* MemAvailable far from short: not read */
+	static const char far[] = "MemTotal:        1048576 kB\nMemFree:          600000 kB\n"
+				  "MemAvailable:     600000 kB\nSwapTotal:       1048576 kB\n"
+				  "SwapFree:         300000 kB\nZswap:            200000 kB\n"
+				  "Zswapped:         500000 kB\n";
+	system_zswap(far, UINT64_MAX, &s);
+	CHECK_EQ_U64(s.zswap_stored, 0);
+	/* one line malformed: neither */
+	static const char bad[] = "MemTotal:        1048576 kB\nMemFree:          60000 kB\n"
+				  "MemAvailable:      60000 kB\nSwapTotal:       1048576 kB\n"
+				  "SwapFree:         300000 kB\nZswap:            200000 kB\n"
+				  "Zswapped:         lots kB\n";
+	system_zswap(bad, UINT64_MAX, &s);
+	CHECK_EQ_U64(s.zswap_stored, 0);
+	CHECK_EQ_U64(s.zswap_ram, 0);
+}
+
 /* the margin guard_apply gives a domain of memory.max `max` under `conf` */
 static void margin_of(const char *conf, uint64_t max, uint64_t *ret)
 {
@@ -254,5 +312,6 @@ int main(void)
 					    TAP(test_anon_at_limit_fires),
 					    TAP(test_margin_at_most_under_max),
 					    TAP(test_swap_used_with_swap_full),
-					    TAP(test_swap_room_after_swapon), { 0 } });
+					    TAP(test_swap_room_after_swapon),
+					    TAP(test_system_zswap), { 0 } });
 }

@@ -385,6 +385,8 @@ static void test_pressure_metrics(void)
 	CHECK(b.buf && strstr(b.buf, "cgoom_swap_full_in_seconds{domain=\"/\"} 3.100\n"));
 	CHECK(b.buf && strstr(b.buf, "cgoom_zram_ram_bytes{domain=\"/\"} 471859200\n"));
 	CHECK(b.buf && strstr(b.buf, "# TYPE cgoom_zram_limit_bytes gauge\n"));
+	/* zswap not in use: none of its gauges */
+	CHECK(b.buf && !strstr(b.buf, "cgoom_zswap_"));
 	/* a domain not watched has no gauges */
 	CHECK(b.buf && !strstr(b.buf, "/work"));
 	cgoom_strbuf_free(&b);
@@ -392,6 +394,15 @@ static void test_pressure_metrics(void)
 	pr.facts.trend_us = 0;
 	pressure_metrics(dm, &b);
 	CHECK(b.buf && !strstr(b.buf, "cgoom_swap_full_in_seconds"));
+	cgoom_strbuf_free(&b);
+	/* zswap in front of a swap file: what it stores and its pool's RAM */
+	pr.facts.zram_orig = pr.facts.zram_used = 0;
+	pr.facts.zswap_stored = 580 * MiB;
+	pr.facts.zswap_ram = 290 * MiB;
+	pressure_metrics(dm, &b);
+	CHECK(b.buf && strstr(b.buf, "cgoom_zswap_stored_bytes{domain=\"/\"} 608174080\n"));
+	CHECK(b.buf && strstr(b.buf, "cgoom_zswap_ram_bytes{domain=\"/\"} 304087040\n"));
+	CHECK(b.buf && !strstr(b.buf, "cgoom_zram_"));
 	cgoom_strbuf_free(&b);
 	free(dm);
 }

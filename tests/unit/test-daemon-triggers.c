@@ -559,6 +559,15 @@ static void test_swap_line_both_classes(void)
 	CHECK(strstr(why, "swap 94% used (964.0 MiB of 1.0 GiB) and filling at 70.0 MiB/s under a memory "
 			  "stall for 14.0 s: full in 0.8 s; it can take only 60.0 MiB more, under the swap "
 			  "line 102.4 MiB; memory some stall 55.0%, full 50.0%") != NULL);
+	/* zswap's figures, when the sample had them: in the words and fields */
+	ev.s.thrash.zswap_stored = 580 * MiB;
+	ev.s.thrash.zswap_ram = 290 * MiB;
+	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
+	CHECK(strstr(why, "full in 0.8 s (zswap: 580.0 MiB stored in 290.0 MiB of RAM); it can take only") != NULL);
+	struct cgoom_strbuf fz = { 0 };
+	trigger_table[CGOOM_TRIGGER_SWAP]->fields(&ev, &fz);
+	CHECK(fz.buf && strstr(fz.buf, "\"zswap_stored\": 608174080, \"zswap_ram\": 304087040"));
+	cgoom_strbuf_free(&fz);
 	/* over the line, a run under 2 s, or not watched: no */
 	struct trigger_sample n = s;
 	n.thrash.swap_room = 150 * MiB;

@@ -436,6 +436,22 @@ static void test_swap_spent_needs_filling_stall(void)
 	CHECK(!cgoom_thrash_swap_spent(&f, &m.params, 1));
 }
 
+static void test_zswap_facts_newest(void)
+{
+	/* zswap's figures ride with the windows: the newest is the fact */
+	struct sim m;
+	sim_init(&m);
+	m.p.zswap_stored = 100 * MiB;
+	m.p.zswap_ram = 40 * MiB;
+	sim_run(&m, 1 * SEC, 100 * MS, 0, 0, 0, 0, 0);
+	m.p.zswap_stored = 300 * MiB;
+	m.p.zswap_ram = 120 * MiB;
+	sim_run(&m, 600 * MS, 100 * MS, 0, 0, 0, 0, 0);
+	struct cgoom_thrash_facts f = judge(&m);
+	CHECK_EQ_U64(f.zswap_stored, 300 * MiB);
+	CHECK_EQ_U64(f.zswap_ram, 120 * MiB);
+}
+
 static void test_swap_spent_cgroup(void)
 {
 	/* a cgroup domain (memory.max 500 MiB, 4 MiB left; swap room in all
@@ -599,6 +615,7 @@ int main(void)
 		TAP(test_swap_spent_at_the_line),
 		TAP(test_swap_spent_needs_filling_stall),
 		TAP(test_swap_spent_cgroup),
+		TAP(test_zswap_facts_newest),
 		TAP(test_burst_that_stops_is_not_exhaustion),
 		TAP(test_fill_needs_short_memory),
 		TAP(test_exhaustion_needs_pressure),

@@ -13,7 +13,7 @@
 #   - the leak alone dies (the spec's victim: the largest leaf cgroup),
 #     killed once by cgoom, and the kernel kills nothing (/proc/vmstat
 #     oom_kill unchanged);
-#   - the trigger and the swap left are reported.
+#   - the trigger's reason says what zswap holds, and in how much RAM.
 # vm-disk: 1024
 # vm-timeout: 300
 [ -w /sys/module/zswap/parameters/enabled ] || fail "no zswap in this kernel (/sys/module/zswap; the test bed's Debian kernels have it built in)"
@@ -59,4 +59,6 @@ died=$(dead_hogs)
 [ "$died" = "$lpid" ] || fail "died [$died] ($(labels_of $died)), expected the leak alone [$lpid]"
 is_alive "$PROBE" || fail "the probe died"
 why=$(ev_lines trigger | head -n 1 | grep -o '"why": "[^"]*"' | head -n 1)
+echo "$why" | grep -q "(zswap: [0-9.]* [KMG]iB stored in [0-9.]* [KMG]iB of RAM)" ||
+	fail "the trigger's reason does not say what zswap holds: $why"
 pass "cgoom ended the leak after $((life / 1000)) s, before the kernel: $why"
