@@ -14,6 +14,7 @@
  * minimums), and the standby is kept within the line's own size of it.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "daemon-internal.h"
 #include "triggers.h"
@@ -86,6 +87,9 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 	else
 		snprintf(buf, cap, "MemAvailable %s < %s, no swap",
 			 trigger_size(lv->mem_available, a, sizeof(a)), trigger_size(lv->mem_min, b, sizeof(b)));
+	size_t n = strnlen(buf, cap);
+	if (n + 1 < cap)
+		trigger_zswap_words(ev->s.zswap_stored, ev->s.zswap_ram, buf + n, cap - n);
 }
 
 static void pace(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,

@@ -94,10 +94,24 @@ void trigger_fields_system(const struct trigger_event *ev, struct cgoom_strbuf *
 {
 	const struct cgoom_system_levels *lv = &ev->s.lv;
 	cgoom_strbuf_printf(f, "\"mem_available\": %llu, \"mem_min\": %llu, \"swap_total\": %llu, "
-			       "\"swap_free\": %llu, \"swap_min\": %llu, \"psi_stall_us\": %llu",
+			       "\"swap_free\": %llu, \"swap_min\": %llu, \"psi_stall_us\": %llu, "
+			       "\"zswap_stored\": %llu, \"zswap_ram\": %llu",
 			    (unsigned long long)lv->mem_available, (unsigned long long)lv->mem_min,
 			    (unsigned long long)lv->swap_total, (unsigned long long)lv->swap_free,
-			    (unsigned long long)lv->swap_min, (unsigned long long)ev->s.psi_stall_us);
+			    (unsigned long long)lv->swap_min, (unsigned long long)ev->s.psi_stall_us,
+			    (unsigned long long)ev->s.zswap_stored, (unsigned long long)ev->s.zswap_ram);
+}
+
+int trigger_zswap_words(uint64_t stored, uint64_t ram, char *buf, size_t cap)
+{
+	char s[32], r[32];
+	if (stored == 0 && ram == 0) {
+		if (cap)
+			buf[0] = '\0';
+		return 0;
+	}
+	return snprintf(buf, cap, " (zswap: %s stored in %s of RAM)", trigger_size(stored, s, sizeof(s)),
+			trigger_size(ram, r, sizeof(r)));
 }
 
 void trigger_fields_cgroup(const struct trigger_event *ev, struct cgoom_strbuf *f)
@@ -125,7 +139,7 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_net_rate\": %llu, "
 			       "\"swap_trend_ms\": %llu, "
 			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
-			       "\"zram_limit\": %llu, \"zswap_stored\": %llu, \"zswap_ram\": %llu",
+			       "\"zram_limit\": %llu",
 			    t->full_share / 100, t->full_share % 100, t->some_share / 100,
 			    t->some_share % 100, t->full_share_2s / 100, t->full_share_2s % 100,
 			    (unsigned long long)(t->thrashing_us / 1000),
@@ -134,8 +148,7 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 			    (unsigned long long)t->swap_net_rate, (unsigned long long)(t->trend_us / 1000),
 			    t->eta_us == UINT64_MAX ? -1LL : (long long)(t->eta_us / 1000),
 			    (unsigned long long)t->zram_orig, (unsigned long long)t->zram_used,
-			    (unsigned long long)t->zram_limit, (unsigned long long)t->zswap_stored,
-			    (unsigned long long)t->zswap_ram);
+			    (unsigned long long)t->zram_limit);
 }
 
 void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf *f)
@@ -167,10 +180,8 @@ int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap
 			      trigger_size(t->zram_used, zu, sizeof(zu)),
 			      t->zram_limit ? ", limit " : "",
 			      t->zram_limit ? trigger_size(t->zram_limit, zl, sizeof(zl)) : "");
-	if (n > 0 && (size_t)n < cap && (t->zswap_stored > 0 || t->zswap_ram > 0))
-		n += snprintf(buf + n, cap - (size_t)n, " (zswap: %s stored in %s of RAM)",
-			      trigger_size(t->zswap_stored, zo, sizeof(zo)),
-			      trigger_size(t->zswap_ram, zu, sizeof(zu)));
+	if (n > 0 && (size_t)n < cap)
+		n += trigger_zswap_words(t->zswap_stored, t->zswap_ram, buf + n, cap - (size_t)n);
 	return n;
 }
 

@@ -120,6 +120,9 @@ void trigger_fields_pressure(const struct trigger_event *ev, struct cgoom_strbuf
 /* "swap 88% used (900 MiB of 1.0 GiB) and filling at 40 MiB/s under a
  * memory stall for 12.0 s: full in 3.0 s" (with zram's RAM use when known); what snprintf returns. */
 int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap);
+/* " (zswap: X stored in Y of RAM)", or nothing when zswap holds nothing
+ * (or was not read); snprintf's return. */
+int trigger_zswap_words(uint64_t stored, uint64_t ram, char *buf, size_t cap);
 
 /* The thrashing history's parameters from the config (cgoom/thrash.h). */
 void trigger_thrash_params(const struct cgoom_config *cfg, struct cgoom_thrash_params *ret);

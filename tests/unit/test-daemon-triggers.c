@@ -560,14 +560,31 @@ static void test_swap_line_both_classes(void)
 			  "stall for 14.0 s: full in 0.8 s; it can take only 60.0 MiB more, under the swap "
 			  "line 102.4 MiB; memory some stall 55.0%, full 50.0%") != NULL);
 	/* zswap's figures, when the sample had them: in the words and fields */
-	ev.s.thrash.zswap_stored = 580 * MiB;
-	ev.s.thrash.zswap_ram = 290 * MiB;
+	ev.s.thrash.zswap_stored = ev.s.zswap_stored = 580 * MiB;
+	ev.s.thrash.zswap_ram = ev.s.zswap_ram = 290 * MiB;
 	trigger_table[CGOOM_TRIGGER_SWAP]->why(&ev, &cfg, why, sizeof(why));
 	CHECK(strstr(why, "full in 0.8 s (zswap: 580.0 MiB stored in 290.0 MiB of RAM); it can take only") != NULL);
 	struct cgoom_strbuf fz = { 0 };
 	trigger_table[CGOOM_TRIGGER_SWAP]->fields(&ev, &fz);
+	/* once: the system's fields carry them, the history's do not again */
+	CHECK(fz.buf && strstr(fz.buf, "\"zswap_stored\": 608174080, \"zswap_ram\": 304087040"));
+	CHECK(fz.buf && strstr(strstr(fz.buf, "zswap_stored") + 1, "zswap_stored") == NULL);
+	cgoom_strbuf_free(&fz);
+	/* the memory line says it too */
+	struct trigger_event em = { .d = &sys, .kind = CGOOM_TRIGGER_MEMORY, .s = system_sample(20, true) };
+	em.s.lv.swap_free = 60 * MiB;
+	em.s.lv.swap_low = true;
+	em.s.zswap_stored = 580 * MiB;
+	em.s.zswap_ram = 290 * MiB;
+	trigger_table[CGOOM_TRIGGER_MEMORY]->why(&em, &cfg, why, sizeof(why));
+	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and SwapFree 60.0 MiB < 102.4 MiB (zswap: 580.0 MiB "
+			 "stored in 290.0 MiB of RAM)");
+	trigger_table[CGOOM_TRIGGER_MEMORY]->fields(&em, &fz);
 	CHECK(fz.buf && strstr(fz.buf, "\"zswap_stored\": 608174080, \"zswap_ram\": 304087040"));
 	cgoom_strbuf_free(&fz);
+	em.s.zswap_stored = em.s.zswap_ram = 0;
+	trigger_table[CGOOM_TRIGGER_MEMORY]->why(&em, &cfg, why, sizeof(why));
+	CHECK_STREQ(why, "MemAvailable 20.0 MiB < 76.8 MiB and SwapFree 60.0 MiB < 102.4 MiB");
 	/* over the line, a run under 2 s, or not watched: no */
 	struct trigger_sample n = s;
 	n.thrash.swap_room = 150 * MiB;
