@@ -140,6 +140,7 @@ struct cgoom_thrash_facts {
 	uint64_t mem_total, mem_available;
 	uint64_t zram_orig, zram_used, zram_limit;
 	uint64_t zswap_stored, zswap_ram; /* newest window */
+	bool filling;            /* swap in use grew under a stall in the newest window */
 	bool thrashing;          /* the thrashing verdict */
 	bool exhausting;         /* the exhaustion verdict */
 };
@@ -161,15 +162,18 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 #define CGOOM_ZRAM_ETA_US 2000000ULL
 bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_min);
 
-/* Swap all but spent while it still fills: the swap it can still take
- * (swap_room) under swap_min, and swap in use growing under a memory
- * stall while memory is short (the trend) for at least trend_min_us.
- * The kernel's OOM kill comes when it is gone, whatever MemAvailable
- * says: with zswap in front of a swap file the kernel keeps MemFree at
- * about 10% of RAM through the swap phase, MemAvailable stayed at 6%
- * (over the memory line's 5%) up to the kernel's kill in three of five
- * runs of tests/vm swap-zswap, and cgoom lost each to it. A burst that
- * swaps an idle job out stops well before (69-72% of swap at most in
- * the healthy series). */
+/* Swap all but spent while zswap is in use and it still fills: zswap
+ * stores something, the swap it can still take (swap_room) is under
+ * swap_min (itself under all of the swap), swap in use grew under a
+ * memory stall in the newest window, and has so for at least
+ * trend_min_us while memory was short (the trend; MemAvailable under
+ * 10%). The kernel's OOM kill comes as swap runs out, and with zswap
+ * in front of a swap file the kernel kept MemFree near 10% of RAM
+ * through the swap phase: MemAvailable stayed at 6% (over the memory
+ * line's 5%) up to the kernel's kill in three of five runs of tests/vm
+ * swap-zswap, and cgoom lost each to it. On zram and a plain swap file
+ * the memory line crossed at the same sample in every recorded leak, and
+ * a healthy burst (bench-h-idle-grow-2) filled 81% of its swap with
+ * MemAvailable at 6.6%: there, nothing is asked of this rule. */
 bool cgoom_thrash_swap_spent(const struct cgoom_thrash_facts *f, const struct cgoom_thrash_params *p,
 			     uint64_t swap_min);

@@ -551,6 +551,9 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
  * MemAvailable under 1.5x the thrash rules' short line (pressure.c). */
 bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
 		    const struct trigger_sample *s);
+/* MemAvailable under 1.5x the thrash rules' short line (15%): where the
+ * system is watched once pressure is seen. */
+bool pressure_system_near_short(const struct daemon *dm, const struct trigger_sample *s);
 bool pressure_system_watched(const struct daemon *dm, const struct domain *d,
 			     const struct trigger_sample *s);
 /* A watched domain is sampled at least this often, so its windows fill

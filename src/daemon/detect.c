@@ -273,11 +273,12 @@ static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
 	}
 	cgoom_system_low(&mi, &dm->cfg.mem_available_min, &dm->cfg.swap_free_min, &s->lv);
 	s->mem_total = mi.mem_total;
-	/* zswap's figures for the swap and thrash facts, from the same read,
-	 * only where those are watched (a line scan; kernels without the
-	 * lines, or with a malformed one, give none) */
+	/* zswap's figures for the reasons, the swap facts and the end of
+	 * swap, from the same read, only near short (where the system is
+	 * watched; a line scan; kernels without the lines, or with a
+	 * malformed one, give none) */
 	s->zswap_stored = s->zswap_ram = 0;
-	if (s->lv.swap_total > 0 && sys->meminfo_len && pressure_system_watched(dm, dm->domains[0], s) &&
+	if (s->lv.swap_total > 0 && sys->meminfo_len && pressure_system_near_short(dm, s) &&
 	    (cgoom_parse_meminfo_key(dm->buf, sys->meminfo_len, "Zswapped", &s->zswap_stored) < 0 ||
 	     cgoom_parse_meminfo_key(dm->buf, sys->meminfo_len, "Zswap", &s->zswap_ram) < 0))
 		s->zswap_stored = s->zswap_ram = 0;

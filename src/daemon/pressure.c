@@ -11,7 +11,7 @@
  * memory is short, or once a second where that trigger could not be
  * armed; a "some" stall of 1% of the time since the previous
  * read, or more, makes it watched for WATCH_AFTER_US while MemAvailable
- * is under 1.5x the short line (system_near_short), and a watched system
+ * is under 1.5x the short line (pressure_system_near_short), and a watched system
  * reads its PSI file, /proc/vmstat and zram's mm_stat with every sample
  * and is sampled at least every WATCHED_PACE_US (trigger-thrash.c); a
  * PSI trigger's wake-up then waits for that sample (pressure_wake_deferred).
@@ -66,7 +66,7 @@ bool pressure_wanted(const struct domain *d, const struct trigger_sample *s, boo
  * cannot count. (It was thought to be cgoom's CPU in bench/swap's h-high,
  * MemAvailable 18% at its lowest; with the gate that stayed 1.0 s in 45 s,
  * 1001 against 1080 ms: the cost is elsewhere.) */
-static bool system_near_short(const struct daemon *dm, const struct trigger_sample *s)
+bool pressure_system_near_short(const struct daemon *dm, const struct trigger_sample *s)
 {
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(&dm->cfg, &p);
@@ -77,7 +77,7 @@ static bool system_near_short(const struct daemon *dm, const struct trigger_samp
 bool pressure_system_watched(const struct daemon *dm, const struct domain *d,
 			     const struct trigger_sample *s)
 {
-	return s->at_us < d->watch_until_us && system_near_short(dm, s);
+	return s->at_us < d->watch_until_us && pressure_system_near_short(dm, s);
 }
 
 bool pressure_watch(const struct daemon *dm, struct domain *d, const struct cgoom_pressure *psi,
@@ -303,7 +303,7 @@ void pressure_system(struct daemon *dm, struct domain *d, const struct cgoom_pre
 	/* pressure seen lately but memory not near short: its levels go
 	 * into the history there is (no PSI, vmstat or zram read for it) */
 	bool pressured = s->at_us < d->watch_until_us;
-	bool watched = pressured && system_near_short(dm, s);
+	bool watched = pressured && pressure_system_near_short(dm, s);
 	struct cgoom_pressure_point pt = {
 		.at_us = s->at_us,
 		.mem_total = s->mem_total,

@@ -15,12 +15,13 @@
  * steady rate before it stopped. A burst that stops, or swap filling with
  * no stall, never fires.
  *
- * Sooner at the end of swap: once what swap can still take is under
- * swap_free_min (the system's SwapFree line; a cgroup's share of its swap
- * room in all), a run of 2 s fires (cgoom_thrash_swap_spent). The kernel
- * kills when swap is gone whatever MemAvailable says, and with zswap in
- * front of a swap file MemAvailable stayed over the memory line's 5%
- * up to the kernel's kill (tests/vm swap-zswap).
+ * Sooner at the end of swap, on the system with zswap in use: once what
+ * swap can still take is under swap_free_min's line while it still
+ * fills under a stall, a run of 2 s fires (cgoom_thrash_swap_spent). The
+ * kernel kills as swap runs out, and with zswap in front of a swap file
+ * MemAvailable stayed at 6%, over the memory line's 5%, up to the
+ * kernel's kill (tests/vm swap-zswap); on zram and a plain swap file the
+ * memory line names that moment itself.
  */
 #include <stdio.h>
 
@@ -29,20 +30,13 @@
 
 #define MiB (1ULL << 20)
 
-/* The swap line: the system's SwapFree minimum, or swap_free_min of a
- * cgroup's swap room in all (its swap in use plus what it may still take). */
-static uint64_t swap_line(const struct domain *d, const struct trigger_sample *s,
-			  const struct cgoom_config *cfg)
-{
-	return d->system ? s->lv.swap_min : cgoom_share_of(&cfg->swap_free_min, s->thrash.swap_total);
-}
-
-/* Under the swap line and still filling under a stall for 2 s. */
+/* The system, zswap in use: under its SwapFree line and still filling
+ * under a stall for 2 s (a cgroup's swap has no such line). */
 static bool spent(const struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg)
 {
 	struct cgoom_thrash_params p;
 	trigger_thrash_params(cfg, &p);
-	return s->watched && cgoom_thrash_swap_spent(&s->thrash, &p, swap_line(d, s, cfg));
+	return d->system && s->watched && cgoom_thrash_swap_spent(&s->thrash, &p, s->lv.swap_min);
 }
 
 static bool check(struct domain *d, const struct trigger_sample *s, const struct cgoom_config *cfg,
@@ -71,15 +65,18 @@ static bool confirm(const struct domain *d, const struct trigger_event *ev,
 
 static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, char *buf, size_t cap)
 {
+	(void)cfg;
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
 	int n = snprintf(buf, cap, "%s", ev->d->system ? "" : "the cgroup's ");
 	if (n >= 0 && (size_t)n < cap)
 		n += trigger_swap_words(t, buf + n, cap - (size_t)n);
+	if (n >= 0 && (size_t)n < cap)
+		n += trigger_zswap_words(ev->s.zswap_stored, ev->s.zswap_ram, buf + n, cap - (size_t)n);
 	if (n >= 0 && (size_t)n < cap && !t->exhausting) {
 		char r[32], l[32];
 		n += snprintf(buf + n, cap - (size_t)n, "; it can take only %s more, under the swap line %s",
 			      trigger_size(t->swap_room, r, sizeof(r)),
-			      trigger_size(swap_line(ev->d, &ev->s, cfg), l, sizeof(l)));
+			      trigger_size(ev->s.lv.swap_min, l, sizeof(l)));
 	}
 	if (n >= 0 && (size_t)n < cap)
 		snprintf(buf + n, cap - (size_t)n, "; memory some stall %u.%u%%, full %u.%u%%",
@@ -101,8 +98,8 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	uint64_t next = t->eta_us / 4 < 50000 ? 50000 : t->eta_us / 4;
 	if (next < acc->next_us)
 		acc->next_us = next;
-	/* near either line (swap_stall_max, or twice the swap line): keep
-	 * the decision ready. Near swap_stall_max
+	/* near either line (swap_stall_max; with zswap on the system, twice
+	 * the swap line): keep the decision ready. Near swap_stall_max
 	 * is within SWAP_APPROACH_US of it (half of it, if shorter): half
 	 * way kept a standby of every process, remade every 5 s, for the
 	 * last 12.5 s of every long swap phase */
@@ -111,7 +108,7 @@ static void pace(const struct domain *d, const struct trigger_sample *s, const s
 	uint64_t lead = p.fill_max_us / 2 < SWAP_APPROACH_US ? p.fill_max_us / 2 : SWAP_APPROACH_US;
 	if (t->trend_us >= p.trend_min_us / 2 &&
 	    (t->trend_us >= p.fill_max_us - lead ||
-	     (t->swap_total > 0 && t->swap_room < 2 * swap_line(d, s, cfg)) ||
+	     (d->system && t->zswap_stored > 0 && t->swap_room / 2 < s->lv.swap_min) ||
 	     (p.eta_share > 0 && t->eta_us / 2 <= t->trend_us / 100 * p.eta_share)))
 		acc->approach = true;
 }

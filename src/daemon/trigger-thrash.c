@@ -71,7 +71,10 @@ static void why(const struct trigger_event *ev, const struct cgoom_config *cfg, 
 			 trigger_size(t->mem_available, a, sizeof(a)), trigger_size(t->mem_total, b, sizeof(b)));
 	if (n > 0 && (size_t)n + 2 < cap && t->swap_total > 0) {
 		memcpy(buf + n, "; ", 3);
-		trigger_swap_words(t, buf + n + 2, cap - (size_t)n - 2);
+		n += 2;
+		n += trigger_swap_words(t, buf + n, cap - (size_t)n);
+		if (n > 0 && (size_t)n < cap)
+			trigger_zswap_words(ev->s.zswap_stored, ev->s.zswap_ram, buf + n, cap - (size_t)n);
 	}
 }
 

@@ -135,16 +135,19 @@ void trigger_fields_thrash(const struct trigger_event *ev, struct cgoom_strbuf *
 	const struct cgoom_thrash_facts *t = &ev->s.thrash;
 	cgoom_strbuf_printf(f, ", \"full_share\": %u.%02u, \"some_share\": %u.%02u, "
 			       "\"full_share_2s\": %u.%02u, \"thrashing_ms\": %llu, "
-			       "\"refault_pages_per_s\": %llu, \"swap_used\": %llu, "
-			       "\"swap_total\": %llu, \"swap_rate\": %llu, \"swap_net_rate\": %llu, "
-			       "\"swap_trend_ms\": %llu, "
-			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
-			       "\"zram_limit\": %llu",
+			       "\"refault_pages_per_s\": %llu, \"swap_used\": %llu",
 			    t->full_share / 100, t->full_share % 100, t->some_share / 100,
 			    t->some_share % 100, t->full_share_2s / 100, t->full_share_2s % 100,
 			    (unsigned long long)(t->thrashing_us / 1000),
-			    (unsigned long long)t->refault_rate, (unsigned long long)t->swap_used,
-			    (unsigned long long)t->swap_total, (unsigned long long)t->swap_rate,
+			    (unsigned long long)t->refault_rate, (unsigned long long)t->swap_used);
+	/* the system's own fields have SwapTotal already: a key once */
+	if (!ev->d->system)
+		cgoom_strbuf_printf(f, ", \"swap_total\": %llu", (unsigned long long)t->swap_total);
+	cgoom_strbuf_printf(f, ", \"swap_rate\": %llu, \"swap_net_rate\": %llu, "
+			       "\"swap_trend_ms\": %llu, "
+			       "\"swap_full_in_ms\": %lld, \"zram_stored\": %llu, \"zram_ram\": %llu, "
+			       "\"zram_limit\": %llu",
+			    (unsigned long long)t->swap_rate,
 			    (unsigned long long)t->swap_net_rate, (unsigned long long)(t->trend_us / 1000),
 			    t->eta_us == UINT64_MAX ? -1LL : (long long)(t->eta_us / 1000),
 			    (unsigned long long)t->zram_orig, (unsigned long long)t->zram_used,
@@ -180,8 +183,6 @@ int trigger_swap_words(const struct cgoom_thrash_facts *t, char *buf, size_t cap
 			      trigger_size(t->zram_used, zu, sizeof(zu)),
 			      t->zram_limit ? ", limit " : "",
 			      t->zram_limit ? trigger_size(t->zram_limit, zl, sizeof(zl)) : "");
-	if (n > 0 && (size_t)n < cap)
-		n += trigger_zswap_words(t->zswap_stored, t->zswap_ram, buf + n, cap - (size_t)n);
 	return n;
 }
 

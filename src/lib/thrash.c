@@ -276,6 +276,8 @@ void cgoom_thrash_judge(const struct cgoom_thrash_state *st, const struct cgoom_
 		bool grew = newer->swap_used >= w->swap_used && newer->swap_used - w->swap_used >= want;
 		bool stalled = newer->psi_valid && share(newer->full_us, newer->dt_us) >= p->full_min &&
 			       short_of(newer, p);
+		if (i == 1)
+			ret->filling = grew && stalled;
 		if (grew && stalled)
 			misses = 0;
 		else if (++misses > 1 || newer->swap_used + TREND_SLACK_MIN < w->swap_used)
@@ -315,6 +317,6 @@ bool cgoom_thrash_zram_full(const struct cgoom_thrash_facts *f, uint64_t swap_mi
 bool cgoom_thrash_swap_spent(const struct cgoom_thrash_facts *f, const struct cgoom_thrash_params *p,
 			     uint64_t swap_min)
 {
-	return f->swap_total > 0 && f->swap_room < swap_min && f->trend_us > 0 &&
-	       f->trend_us >= p->trend_min_us;
+	return f->swap_total > 0 && swap_min < f->swap_total && f->zswap_stored > 0 &&
+	       f->swap_room < swap_min && f->filling && f->trend_us > 0 && f->trend_us >= p->trend_min_us;
 }

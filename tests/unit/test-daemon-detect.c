@@ -220,8 +220,9 @@ static void test_swap_room_after_swapon(void)
 }
 
 /* The system sample's zswap figures: read from the same /proc/meminfo
- * while the system is watched (memory near short, pressure seen), none
- * otherwise or where a line is malformed. */
+ * while memory is near short (MemAvailable under 15%, where the system
+ * is watched once pressure is seen, and its first watched sample too),
+ * none otherwise or where a line is malformed. */
 static void system_zswap(const char *meminfo, uint64_t watch_until, struct trigger_sample *ret)
 {
 	char dir[] = "/tmp/cgoom-detect-XXXXXX";
@@ -256,10 +257,11 @@ static void test_system_zswap(void)
 	system_zswap(mi, UINT64_MAX, &s);
 	CHECK_EQ_U64(s.zswap_stored, 500000ULL * 1024);
 	CHECK_EQ_U64(s.zswap_ram, 200000ULL * 1024);
-	/* no pressure seen: not watched, not read */
+	/* before any pressure was seen: read all the same (the sample that
+	 * starts the watch has them) */
 	system_zswap(mi, 0, &s);
-	CHECK_EQ_U64(s.zswap_stored, 0);
-	CHECK_EQ_U64(s.zswap_ram, 0);
+	CHECK_EQ_U64(s.zswap_stored, 500000ULL * 1024);
+	CHECK_EQ_U64(s.zswap_ram, 200000ULL * 1024);
 	/* MemAvailable far from short: not read */
 	static const char far[] = "MemTotal:        1048576 kB\nMemFree:          600000 kB\n"
 				  "MemAvailable:     600000 kB\nSwapTotal:       1048576 kB\n"
@@ -267,6 +269,7 @@ static void test_system_zswap(void)
 				  "Zswapped:         500000 kB\n";
 	system_zswap(far, UINT64_MAX, &s);
 	CHECK_EQ_U64(s.zswap_stored, 0);
+	CHECK_EQ_U64(s.zswap_ram, 0);
 	/* one line malformed: neither */
 	static const char bad[] = "MemTotal:        1048576 kB\nMemFree:          60000 kB\n"
 				  "MemAvailable:      60000 kB\nSwapTotal:       1048576 kB\n"

@@ -7,7 +7,11 @@ tests/unit/test-thrash-series.c:
   # mark T_MS TEXT
   T_MS SOME_US FULL_US REFAULTS ACTIVATIONS PSWPIN PSWPOUT STOLEN SCANNED
        ALLOCSTALLS MEMTOTAL_KB MEMAVAILABLE_KB SWAPTOTAL_KB SWAPFREE_KB
-       ZRAM_ORIG ZRAM_USED ZRAM_LIMIT
+       ZRAM_ORIG ZRAM_USED ZRAM_LIMIT [ZSWAPPED_KB]
+
+ZSWAPPED_KB (what zswap stores, /proc/meminfo's Zswapped) is written
+only when the series has zswap in use (a line over 0); older series and
+readers have 17 columns.
 
 usage: reduce.py SERIES[.gz] [--every MS] [--cgroup PATH --max BYTES] > NAME.txt
 
@@ -88,8 +92,10 @@ def main():
         stl = sum(vm.get(k, 0) for k in ('pgsteal_kswapd', 'pgsteal_direct', 'pgsteal_khugepaged'))
         scn = sum(vm.get(k, 0) for k in ('pgscan_kswapd', 'pgscan_direct', 'pgscan_khugepaged'))
         als = sum(v for k, v in vm.items() if k.startswith('allocstall_'))
+        zsw = [mi['Zswapped']] if mi.get('Zswapped', 0) > 0 and not cg else []
         print(b['t'], ps['some'], ps['full'], ref, act, vm.get('pswpin', 0), vm.get('pswpout', 0), stl, scn, als,
-              mi['MemTotal'], mi.get('MemAvailable', 0), mi.get('SwapTotal', 0), mi.get('SwapFree', 0), zo, zu, zl)
+              mi['MemTotal'], mi.get('MemAvailable', 0), mi.get('SwapTotal', 0), mi.get('SwapFree', 0), zo, zu, zl,
+              *zsw)
         last = b['t']
 
 main()
