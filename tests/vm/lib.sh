@@ -101,6 +101,38 @@ is_dead() {
 
 is_alive() { ! is_dead "$1"; }
 
+# leak_bed IDLE_PCT: the swap leaks' bed (swap-leak, swap-noswap-cgroup,
+# swap-zswap): /sw (memory) with /sw/idle and /sw/leak, /probe with the
+# interactive probe running, and an idle job of IDLE_PCT% of MemTotal in
+# /sw/idle, ready; MT is MemTotal in MiB.
+leak_bed() {
+	cg_make /sw
+	cg_enable /sw +memory
+	cg_make /sw/idle
+	cg_make /sw/leak
+	cg_make /probe
+	MT=$(( $(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo) / 1024 ))
+	probe_start /probe || fail "the probe did not start: $(cat "$VM_TMP/probe.err")"
+	job idle /sw/idle idle $((MT * $1 / 100))
+	hogs_wait 120
+}
+# leak_killed_once LPID LIFE_MS VM0 VM1 [WITH]: the leak LPID is dead,
+# and cgoom killed it, once, before the kernel's OOM killer (vmstat
+# oom_kill VM0 -> VM1 unchanged; WITH is said after it when it did not):
+# its decision named the leak and nothing else died.
+leak_killed_once() {
+	_s=$(( $2 / 1000 ))
+	is_alive "$1" && fail "the leak still runs after $_s s"
+	[ "$4" = "$3" ] || fail "the kernel OOM-killed first (vmstat oom_kill $3 -> $4) after $_s s${5:-}"
+	[ "$(ev_count kill)" -gt 0 ] || fail "the leak died after $_s s, but cgoom logged no kill"
+	[ "$(ev_count kill)" = 1 ] ||
+		fail "cgoom killed $(ev_count kill) times for one leak: $(ev_lines trigger | cut -c1-200 | tr '\n' ';')"
+	_p=$(ev_victim_pids)
+	[ "$_p" = "$1" ] || fail "cgoom's decision named [$_p] ($(labels_of $_p)), not the leak [$1]"
+	_d=$(dead_hogs)
+	[ "$_d" = "$1" ] || fail "died [$_d] ($(labels_of $_d)), expected the leak alone [$1]"
+}
+
 # wait_dead SECONDS PIDS...: 0 once all are dead, 1 on timeout.
 wait_dead() {
 	limit=$(( $1 * 10 )); shift

@@ -26,15 +26,7 @@ event_log = $EV
 [cgroup "/"]
 oom_policy = cgroup
 CONF
-cg_make /sw
-cg_enable /sw +memory
-cg_make /sw/idle
-cg_make /sw/leak
-cg_make /probe
-mt=$(( $(sed -n 's/^MemTotal:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo) / 1024 ))
-probe_start /probe || fail "the probe did not start: $(cat "$VM_TMP/probe.err")"
-job idle /sw/idle idle $((mt * 40 / 100))
-hogs_wait 120
+leak_bed 40
 vm0=$(vm_oom_kills)
 daemon_start run
 job leak /sw/leak leak 40
@@ -48,15 +40,7 @@ hog_table
 say "probe: $(probe_report "$t0" 0)"
 say "zswap: $(grep -E '^(Zswap|Zswapped):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')"
 daemon_stop
-is_alive "$lpid" && fail "the leak still runs after $((life / 1000)) s"
-[ "$vm1" = "$vm0" ] || fail "the kernel OOM-killed first (vmstat oom_kill $vm0 -> $vm1) after $((life / 1000)) s"
-[ "$(ev_count kill)" -gt 0 ] || fail "the leak died after $((life / 1000)) s, but cgoom logged no kill"
-[ "$(ev_count kill)" = 1 ] ||
-	fail "cgoom killed $(ev_count kill) times for one leak: $(ev_lines trigger | cut -c1-200 | tr '\n' ';')"
-pred=$(ev_victim_pids)
-[ "$pred" = "$lpid" ] || fail "cgoom's decision named [$pred] ($(labels_of $pred)), not the leak [$lpid]"
-died=$(dead_hogs)
-[ "$died" = "$lpid" ] || fail "died [$died] ($(labels_of $died)), expected the leak alone [$lpid]"
+leak_killed_once "$lpid" "$life" "$vm0" "$vm1"
 is_alive "$PROBE" || fail "the probe died"
 why=$(ev_lines trigger | head -n 1 | grep -o '"why": "[^"]*"' | head -n 1)
 echo "$why" | grep -q "(zswap: [0-9.]* [KMG]iB stored in [0-9.]* [KMG]iB of RAM)" ||
