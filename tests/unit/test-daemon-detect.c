@@ -243,6 +243,7 @@ static void system_zswap(const char *meminfo, uint64_t watch_until, struct trigg
 	unlinkat(root, "meminfo", 0);
 	close(root);
 	rmdir(dir);
+	pressure_free(d);
 	cgoom_config_free(&dm->cfg);
 	fake_free(dm);
 }
@@ -270,12 +271,23 @@ static void test_system_zswap(void)
 	system_zswap(far, UINT64_MAX, &s);
 	CHECK_EQ_U64(s.zswap_stored, 0);
 	CHECK_EQ_U64(s.zswap_ram, 0);
-	/* one line malformed: neither */
+	/* one of the lines not as the kernel writes it (no kB, which the
+	 * whole file's parse lets pass for a line cgoom does not use), or
+	 * repeated: neither, and the system is judged all the same */
 	static const char bad[] = "MemTotal:        1048576 kB\nMemFree:          60000 kB\n"
-				  "MemAvailable:      60000 kB\nSwapTotal:       1048576 kB\n"
+				  "MemAvailable:      40000 kB\nSwapTotal:       1048576 kB\n"
 				  "SwapFree:         300000 kB\nZswap:            200000 kB\n"
-				  "Zswapped:         lots kB\n";
+				  "Zswapped:         500000\n";
 	system_zswap(bad, UINT64_MAX, &s);
+	CHECK(s.lv.mem_low); /* read and judged: 40000 kB is under 5% */
+	CHECK_EQ_U64(s.zswap_stored, 0);
+	CHECK_EQ_U64(s.zswap_ram, 0);
+	static const char twice[] = "MemTotal:        1048576 kB\nMemFree:          60000 kB\n"
+				    "MemAvailable:      40000 kB\nSwapTotal:       1048576 kB\n"
+				    "SwapFree:         300000 kB\nZswap:            200000 kB\n"
+				    "Zswapped:         500000 kB\nZswap:            100 kB\n";
+	system_zswap(twice, UINT64_MAX, &s);
+	CHECK(s.lv.mem_low);
 	CHECK_EQ_U64(s.zswap_stored, 0);
 	CHECK_EQ_U64(s.zswap_ram, 0);
 }
