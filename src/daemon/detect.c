@@ -244,8 +244,9 @@ int system_vmstat(struct daemon *dm, struct cgoom_reclaim *ret)
 }
 
 /* The system's levels now: MemTotal, MemAvailable and SwapFree against
- * their minimums. */
-static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
+ * their minimums; with `zswap`, zswap's figures for the reasons and the
+ * history (not on the confirming re-check: no hook reads them there). */
+static int read_system_levels(struct daemon *dm, struct trigger_sample *s, bool zswap)
 {
 	struct cgoom_meminfo mi;
 	struct system_files *sys = &dm->domains[0]->sys;
@@ -278,7 +279,7 @@ static int read_system_levels(struct daemon *dm, struct trigger_sample *s)
 	 * watched; a line scan; kernels without the lines, or with a
 	 * malformed one, give none) */
 	s->zswap_stored = s->zswap_ram = 0;
-	if (s->lv.swap_total > 0 && sys->meminfo_len && pressure_system_near_short(dm, s) &&
+	if (zswap && s->lv.swap_total > 0 && sys->meminfo_len && pressure_system_near_short(dm, s) &&
 	    (cgoom_parse_meminfo_key(dm->buf, sys->meminfo_len, "Zswapped", &s->zswap_stored) < 0 ||
 	     cgoom_parse_meminfo_key(dm->buf, sys->meminfo_len, "Zswap", &s->zswap_ram) < 0))
 		s->zswap_stored = s->zswap_ram = 0;
@@ -314,7 +315,7 @@ void detect_system(struct daemon *dm, uint64_t now, bool psi_fired, struct trigg
 	*ret = (struct trigger_event){ .d = d, .t0 = now, .next_us = CGOOM_POLL_MAX_US };
 	struct trigger_sample *s = &ret->s;
 	s->at_us = now;
-	if (read_system_levels(dm, s) < 0) {
+	if (read_system_levels(dm, s, true) < 0) {
 		d->pressure_woke = false; /* a stale wake-up would start a watch later */
 		return;
 	}
@@ -463,7 +464,7 @@ bool trigger_confirm(struct daemon *dm, const struct trigger_event *ev, uint64_t
 		uint64_t v;
 		if (d->sys.vmstat_fd >= 0 && system_vmstat_oom_kill(dm, &v) == 0 && v > ev->oom_kill0)
 			*ret_kernel = v - ev->oom_kill0;
-		if (read_system_levels(dm, &fresh) < 0)
+		if (read_system_levels(dm, &fresh, false) < 0)
 			return false;
 		if (d->psi_fd >= 0 && domain_psi_read(dm, d, fresh.at_us, &fresh.psi) < 0)
 			fresh.psi.valid = false;
